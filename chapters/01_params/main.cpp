@@ -1,0 +1,65 @@
+// Chapter 01: the hyper-parameters.
+//
+// One struct holds every size of the model. The three reference write-ups become named presets;
+// `--set key=value` overrides any field; the derived sizes and the parameter count of every
+// component follow from it.
+#include <iomanip>
+#include <iostream>
+
+#include "tfm/command_line.hpp"
+#include "tfm/config.hpp"
+#include "tfm/trace.hpp"
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli("ch01_params", "Chapter 01: the hyper-parameters of the Transformer.");
+    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "csdn")
+        .repeated("--set", "KEY=VALUE", "override one hyper-parameter");
+    if (!cli.parse(argc, argv)) return 0;
+
+    // [build config]
+    tfm::Config config = tfm::preset(cli.value("--preset"));
+    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+    config.validate();
+    // [build config]
+
+    std::cout << "Preset '" << config.preset << "'\n";
+    for (const std::string& key : tfm::Config::keys())
+      std::cout << "  " << std::left << std::setw(18) << key << config.get(key) << '\n';
+    std::cout << "Derived: d_k = d_v = d_model / n_heads = " << config.d_model << " / "
+              << config.n_heads << " = " << config.d_k() << "\n\n";
+
+    // The shapes every later chapter will produce, in the trace's own format.
+    tfm::trace::Enable trace;
+    const std::size_t B = config.batch_size, S = config.src_len, T = config.tgt_len;
+    const std::size_t d = config.d_model, h = config.n_heads;
+    const auto shape = [](std::initializer_list<std::size_t> dims) {
+      return tfm::shape_string(std::vector<std::size_t>(dims));
+    };
+    tfm::trace::Scope scope("Shapes implied by this configuration");
+    tfm::trace::write_step("Config", "source tokens", "src", shape({B, S}), "batch, src_len");
+    tfm::trace::write_step("Config", "target tokens", "tgt", shape({B, T}), "batch, tgt_len");
+    tfm::trace::write_step("Config", "embedded source", "x", shape({B, S, d}),
+                           "batch, src_len, d_model");
+    tfm::trace::write_step("Config", "queries split into heads", "Q", shape({B, h, S, d / h}),
+                           "batch, heads, src_len, d_k");
+    tfm::trace::write_step("Config", "attention weights", "A", shape({B, h, S, S}),
+                           "batch, heads, len_q, len_k");
+    tfm::trace::write_step("Config", "feed-forward hidden", "h", shape({B, S, config.d_ff}),
+                           "batch, src_len, d_ff");
+    tfm::trace::write_step("Config", "output logits", "logits", shape({B, T, config.tgt_vocab_size}),
+                           "batch, tgt_len, tgt_vocab");
+
+    // [parameter table]
+    std::cout << "\nParameters\n";
+    for (const tfm::ParameterCount& row : tfm::parameter_counts(config)) {
+      std::cout << "  " << std::left << std::setw(20) << row.component << std::right
+                << std::setw(12) << row.each << " x " << row.copies << " = " << std::setw(12)
+                << row.total() << '\n';
+    }
+    std::cout << "  " << std::left << std::setw(20) << "total" << std::right << std::setw(31)
+              << tfm::total_parameters(config) << '\n';
+    // [parameter table]
+    return 0;
+  });
+}

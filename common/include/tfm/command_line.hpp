@@ -1,0 +1,72 @@
+/// \file command_line.hpp
+/// \brief A small command-line parser shared by the chapter executables.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tfm {
+
+/// Thrown for a command line that cannot be understood; the message names the flag.
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Declares options, parses `argv`, and answers `--help`.
+class CommandLine {
+ public:
+  CommandLine(std::string program, std::string summary);
+
+  /// An option that takes one value: `--name VALUE`.
+  CommandLine& option(const std::string& name, const std::string& metavar, const std::string& help,
+                      const std::string& default_value = "");
+  /// An option that may be given many times: `--name VALUE --name VALUE`.
+  CommandLine& repeated(const std::string& name, const std::string& metavar,
+                        const std::string& help);
+  /// An option without a value: `--name`.
+  CommandLine& flag(const std::string& name, const std::string& help);
+
+  /// Parses the arguments. Returns false when `--help` was asked for (the help is printed);
+  /// throws UsageError for an unknown option or a missing value.
+  bool parse(int argc, const char* const* argv);
+
+  /// The value of an option (its default when it was not given).
+  const std::string& value(const std::string& name) const;
+  /// Was an option given on the command line?
+  bool given(const std::string& name) const;
+  /// The value of an option read as a whole number; throws UsageError naming the option.
+  long long integer(const std::string& name) const;
+  /// The value of an option read as a number; throws UsageError naming the option.
+  double number(const std::string& name) const;
+  /// All values of a repeated option, in order.
+  const std::vector<std::string>& values(const std::string& name) const;
+  /// Was a flag given?
+  bool flag_set(const std::string& name) const;
+  /// The help text.
+  std::string help() const;
+
+ private:
+  enum class Kind { kValue, kRepeated, kFlag };
+  struct Spec {
+    std::string name, metavar, help;
+    Kind kind;
+  };
+  const Spec& spec(const std::string& name) const;
+
+  std::string program_, summary_;
+  std::vector<Spec> specs_;
+  std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> lists_;
+  std::map<std::string, bool> flags_;
+  std::map<std::string, bool> given_;
+};
+
+/// Runs a chapter's body, turning any exception into a one-line `error: ...` message on stderr
+/// and a non-zero exit code (2 for usage errors, 1 otherwise).
+int run_program(const std::function<int()>& body);
+
+}  // namespace tfm

@@ -1,0 +1,48 @@
+/// \file random.hpp
+/// \brief A seeded random generator that gives the same numbers on every machine.
+///
+/// `std::normal_distribution` and friends may differ between standard libraries, so the
+/// distributions are written out here: xoshiro256** for bits, 24-bit floats for uniforms,
+/// Box–Muller for normals.
+#pragma once
+
+#include <cstdint>
+
+#include "tfm/tensor.hpp"
+
+namespace tfm {
+
+/// xoshiro256** seeded through splitmix64.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed = 0);
+
+  /// 64 random bits.
+  std::uint64_t next_u64();
+  /// Uniform in [0, 1), with 24 bits of precision (exact in float).
+  float uniform();
+  /// Uniform in [low, high).
+  float uniform(float low, float high) { return low + (high - low) * uniform(); }
+  /// Standard normal, N(0, 1).
+  float normal();
+  /// Uniform integer in [0, n).
+  std::uint64_t below(std::uint64_t n);
+
+  /// Fills a tensor with values uniform in [low, high).
+  template <class Tensor>
+  void fill_uniform(Tensor& t, float low, float high) {
+    for (auto& v : t) v = uniform(low, high);
+  }
+  /// Fills a tensor with values from N(mean, std²).
+  template <class Tensor>
+  void fill_normal(Tensor& t, float mean, float std) {
+    for (auto& v : t) v = mean + std * normal();
+  }
+
+ private:
+  std::uint64_t s_[4];
+  bool has_spare_ = false;
+  float spare_ = 0.0f;
+};
+
+}  // namespace tfm
