@@ -1,12 +1,19 @@
-# add_chapter(<dir> [ARGS <arg>...]) builds chapters/<dir>/main.cpp into build/bin/ch<dir>,
-# e.g. add_chapter(03_positional_encoding) -> build/bin/ch03_positional_encoding.
+# add_chapter(<dir> [ARGS <arg>...] [DOC_ARGS <arg>...]) builds chapters/<dir>/main.cpp into
+# build/bin/ch<dir>, e.g. add_chapter(03_positional_encoding) -> build/bin/ch03_positional_encoding.
 # Every chapter links the one shared library and nothing else. ARGS are the arguments the
-# tutorial, the tests and the book run it with.
+# tutorial and the tests run it with. DOC_ARGS (optional, written after ARGS) are the arguments
+# the book runs it with to print the output its page shows; they default to ARGS. A chapter that
+# takes minutes at its tutorial settings (training) can give the book a shorter run this way.
 function(add_chapter dir)
-  cmake_parse_arguments(CHAPTER "" "" "ARGS" ${ARGN})
+  cmake_parse_arguments(CHAPTER "" "" "ARGS;DOC_ARGS" ${ARGN})
   set(target ch${dir})
   add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/${dir}/main.cpp)
   target_link_libraries(${target} PRIVATE transformer::common)
   set_property(GLOBAL APPEND PROPERTY TFM_CHAPTERS ${dir})
   set_property(GLOBAL PROPERTY TFM_CHAPTER_ARGS_${dir} "${CHAPTER_ARGS}")
+  # A bare DOC_ARGS (no values) means: run the book's copy without arguments.
+  if(NOT DEFINED CHAPTER_DOC_ARGS AND NOT "DOC_ARGS" IN_LIST CHAPTER_KEYWORDS_MISSING_VALUES)
+    set(CHAPTER_DOC_ARGS "${CHAPTER_ARGS}")
+  endif()
+  set_property(GLOBAL PROPERTY TFM_CHAPTER_DOC_ARGS_${dir} "${CHAPTER_DOC_ARGS}")
 endfunction()

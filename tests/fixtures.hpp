@@ -1,6 +1,7 @@
 // Loads the .npy fixtures that tests/fixtures/make_fixtures.py writes with PyTorch.
 #pragma once
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -26,7 +27,13 @@ xt::xtensor<float, N> load_fixture(const std::string& name) {
   if (a.dimension() != N)
     throw std::runtime_error("fixture " + path + " has rank " + std::to_string(a.dimension()) +
                              ", expected " + std::to_string(N));
-  return a;
+  // Copy the shape explicitly: converting the xarray directly makes GCC 12 warn
+  // (-Wmaybe-uninitialized, a false positive inside xtl) in some translation units.
+  typename xt::xtensor<float, N>::shape_type shape{};
+  std::copy(a.shape().begin(), a.shape().end(), shape.begin());
+  xt::xtensor<float, N> out = xt::xtensor<float, N>::from_shape(shape);
+  std::copy(a.begin(), a.end(), out.begin());
+  return out;
 }
 
 /// Largest |a - b| / (atol + |b|) over all entries: the relative error the parity tests bound.

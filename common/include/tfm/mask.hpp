@@ -21,7 +21,8 @@ using Mask = xt::xtensor<std::uint8_t, 3>;
 inline constexpr std::int32_t kPadId = 0;
 
 /// Padding mask: query i may attend to key j unless `keys[b, j]` is padding.
-/// keys `[batch, len_k]` -> `[batch, len_q, len_k]`.
+/// keys `[batch, len_k]` -> `[batch, len_q, len_k]`. Encoder self-attention: keys = source,
+/// len_q = src_len. Cross-attention: keys = source (the encoder's output), len_q = tgt_len.
 Mask padding_mask(const TokenIds& keys, std::size_t len_q, std::int32_t pad_id = kPadId);
 
 /// Subsequent (causal) mask: position i may attend to positions j <= i only.

@@ -1,0 +1,106 @@
+// Chapter 04: masks.
+//
+// Attention lets every query position look at every key position. Two kinds of pairs must be
+// blocked: keys that are padding (they are not words), and, in the decoder, keys that lie in
+// the future (the word being predicted must not be visible). A mask says, for every
+// (query, key) pair of every sentence, whether the pair is allowed: 1 = may attend, 0 = blocked.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "tfm/command_line.hpp"
+#include "tfm/mask.hpp"
+#include "tfm/trace.hpp"
+
+namespace {
+
+std::string token(std::int32_t id) { return id == tfm::kPadId ? "pad" : std::to_string(id); }
+
+// Prints mask[b] as a 0/1 grid for every sentence b: one row per query token, one column per key token.
+void print_mask(const std::string& name, const tfm::Mask& mask, const tfm::TokenIds& queries,
+                const tfm::TokenIds& keys) {
+  for (std::size_t b = 0; b < mask.shape(0); ++b) {
+    std::printf("%s, sentence %zu (rows: query tokens, columns: key tokens)\n%12s", name.c_str(), b, "");
+    for (std::size_t j = 0; j < mask.shape(2); ++j) std::printf("%5s", token(keys(b, j)).c_str());
+    std::printf("\n");
+    for (std::size_t i = 0; i < mask.shape(1); ++i) {
+      std::printf("%12s", token(queries(b, i)).c_str());
+      for (std::size_t j = 0; j < mask.shape(2); ++j) std::printf("%5d", mask(b, i, j));
+      std::printf("\n");
+    }
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli("ch04_masks", "Chapter 04: padding masks, the subsequent (causal) mask, and "
+                                       "the masks of the encoder, the decoder and cross-attention.");
+    if (!cli.parse(argc, argv)) return 0;
+
+    // Two source sentences of 5 and 3 tokens, padded with id 0 to the longest, and their
+    // decoder inputs of 4 and 2 tokens (id 1 = <bos>), padded to 4.
+    const tfm::TokenIds src = {{5, 7, 3, 9, 2}, {4, 8, 6, 0, 0}};
+    const tfm::TokenIds tgt = {{1, 6, 3, 8}, {1, 5, 0, 0}};
+    const std::size_t batch = src.shape(0), src_len = src.shape(1), tgt_len = tgt.shape(1);
+
+    tfm::trace::Enable trace;
+    tfm::trace::step("Tokens", "source, padded", "src", src, "batch, src_len");
+    tfm::trace::step("Tokens", "target, padded", "tgt", tgt, "batch, tgt_len");
+    std::printf("\n");
+
+    // Encoder self-attention: queries and keys are both the source; only padding is blocked.
+    const tfm::Mask src_mask = tfm::padding_mask(src, /*len_q=*/src_len);
+    tfm::trace::step("Mask", "encoder: source padding", "src_mask", src_mask, "batch, src_len, src_len");
+    print_mask("encoder self-attention mask", src_mask, src, src);
+
+    // Decoder self-attention: target padding AND no look-ahead.
+    const tfm::Mask tgt_pad = tfm::padding_mask(tgt, /*len_q=*/tgt_len);
+    const tfm::Mask causal = tfm::subsequent_mask(batch, tgt_len);
+    const tfm::Mask tgt_mask = tfm::combine_masks(tgt_pad, causal);  // = decoder_self_mask(tgt)
+    tfm::trace::step("Mask", "decoder: target padding", "tgt_pad", tgt_pad, "batch, tgt_len, tgt_len");
+    tfm::trace::step("Mask", "decoder: subsequent", "causal", causal, "batch, tgt_len, tgt_len");
+    tfm::trace::step("Mask", "decoder: padding AND subsequent", "tgt_mask", tgt_mask, "batch, tgt_len, tgt_len");
+    print_mask("target padding mask", tgt_pad, tgt, tgt);
+    print_mask("subsequent mask", causal, tgt, tgt);
+    print_mask("decoder self-attention mask (both)", tgt_mask, tgt, tgt);
+    std::printf("decoder_self_mask(tgt) gives the same mask: %s\n\n",
+                tfm::decoder_self_mask(tgt) == tgt_mask ? "yes" : "NO");
+
+    // [cross mask]
+    // Cross-attention: queries come from the target, keys and values from the encoder's output of
+    // the source, so the mask blocks the SOURCE's padding, one row per target position.
+    const tfm::Mask cross_mask = tfm::padding_mask(src, /*len_q=*/tgt_len);
+    // [cross mask]
+    tfm::trace::step("Mask", "cross: source padding", "cross_mask", cross_mask, "batch, tgt_len, src_len");
+    print_mask("cross-attention mask", cross_mask, tgt, src);
+
+    // [apply mask]
+    // What attention does with a mask: blocked scores become -1e9 before the softmax, so their
+    // weights are exp(-1e9 - max) = 0 and the allowed weights still sum to 1.
+    const float scores[4] = {2.0f, 1.0f, 0.5f, 3.0f};  // made-up scores of one query
+    const std::size_t b = 1, i = 1;                      // sentence 1, its 2nd target token
+    float filled[4], weights[4], max = -INFINITY, sum = 0.0f;
+    for (std::size_t j = 0; j < 4; ++j) {
+      filled[j] = tgt_mask(b, i, j) ? scores[j] : -1e9f;
+      max = std::max(max, filled[j]);
+    }
+    for (std::size_t j = 0; j < 4; ++j) sum += weights[j] = std::exp(filled[j] - max);
+    for (float& w : weights) w /= sum;
+    // [apply mask]
+    std::printf("One row of decoder self-attention (sentence %zu, query %zu):\n", b, i);
+    std::printf("  %-22s", "mask");
+    for (std::size_t j = 0; j < 4; ++j) std::printf("%9d", tgt_mask(b, i, j));
+    std::printf("\n  %-22s", "scores");
+    for (float s : scores) std::printf("%9.2f", s);
+    std::printf("\n  %-22s", "filled with -1e9");
+    for (float s : filled) std::printf("%9.3g", s);
+    std::printf("\n  %-22s", "softmax");
+    for (float w : weights) std::printf("%9.4f", w);
+    std::printf("\n");
+    return 0;
+  });
+}

@@ -1,0 +1,191 @@
+// Chapter 05: scaled dot-product attention, forward and backward.
+//
+// Every query position asks "which key positions are like me?": the scores Q Kᵀ / sqrt(d_k), turned
+// into weights by a softmax over the keys, average the value rows. Here Q = K = V come straight
+// from a fixed sentence's embeddings, split into heads; chapter 06 adds the learned projections.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tfm/attention.hpp"
+#include "tfm/command_line.hpp"
+#include "tfm/heatmap.hpp"
+#include "tfm/mask.hpp"
+#include "tfm/random.hpp"
+#include "tfm/trace.hpp"
+
+namespace {
+
+// The nlp-tutorial's source sentence (reference 001), with its vocabulary; "P" is padding (id 0).
+const std::vector<std::string> kWords = {"P", "ich", "mochte", "ein", "bier"};
+const tfm::TokenIds kSentence = {{1, 2, 3, 4, 0}};  // "ich mochte ein bier P", [batch 1, len 5]
+
+// Prints weights[b, h] as a grid: one row per query token, one column per key token.
+void print_weights(const std::string& title, const tfm::Tensor4& weights, std::size_t b,
+                   std::size_t h) {
+  std::printf("%s (sentence %zu, head %zu; rows: queries, columns: keys)\n%8s", title.c_str(), b,
+              h, "");
+  for (std::size_t j = 0; j < weights.shape(3); ++j)
+    std::printf("%8s", kWords[kSentence(b, j)].c_str());
+  std::printf("\n");
+  for (std::size_t i = 0; i < weights.shape(2); ++i) {
+    std::printf("%8s", kWords[kSentence(b, i)].c_str());
+    for (std::size_t j = 0; j < weights.shape(3); ++j) std::printf("%8.2f", weights(b, h, i, j));
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+// Writes weights[b, h] as an SVG heat map with the tokens as labels.
+void write_weights_svg(const std::string& path, const std::string& title,
+                       const tfm::Tensor4& weights, std::size_t b, std::size_t h) {
+  const std::size_t Lq = weights.shape(2), Lk = weights.shape(3);
+  tfm::Tensor2 grid = tfm::Tensor2::from_shape({Lq, Lk});
+  for (std::size_t i = 0; i < Lq; ++i)
+    for (std::size_t j = 0; j < Lk; ++j) grid(i, j) = weights(b, h, i, j);
+  tfm::HeatmapOptions options;
+  options.title = title;
+  options.x_label = "key";
+  options.y_label = "query";
+  for (std::size_t j = 0; j < Lk; ++j) options.column_labels.push_back(kWords[kSentence(b, j)]);
+  for (std::size_t i = 0; i < Lq; ++i) options.row_labels.push_back(kWords[kSentence(b, i)]);
+  options.min_value = 0.0f;  // weights are probabilities: a fixed [0, 1] scale compares maps
+  options.max_value = 1.0f;
+  tfm::write_heatmap_svg(path, grid, options);
+  std::printf("wrote %s\n\n", path.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli("ch05_self_attention",
+                         "Chapter 05: scaled dot-product attention on one sentence, with and "
+                         "without masks, forward and backward.");
+    cli.option("--heads", "N", "number of heads", "2")
+        .option("--d-k", "N", "size of each head's queries, keys and values", "4")
+        .option("--seed", "N", "seed of the random embedding table", "0")
+        .option("--svg", "PATH", "heat map of the padding-masked weights", "attention_weights.svg")
+        .option("--causal-svg", "PATH", "heat map of the causal weights",
+                "attention_weights_causal.svg");
+    if (!cli.parse(argc, argv)) return 0;
+    const auto positive = [&](const char* name) {
+      const long long n = cli.integer(name);
+      if (n <= 0) throw tfm::UsageError(std::string(name) + " must be positive");
+      return static_cast<std::size_t>(n);
+    };
+    const std::size_t H = positive("--heads"), d_k = positive("--d-k");
+    const std::size_t B = kSentence.shape(0), L = kSentence.shape(1), d_model = H * d_k;
+
+    // [inputs]
+    // A random embedding table [vocab, d_model] (chapter 03 scales it and adds positions; plain
+    // rows are enough here). Sentence b's token i becomes x[b, i, :], and head h reads its own
+    // slice x[b, i, h*d_k : (h+1)*d_k]. Self-attention: queries, keys and values are all x.
+    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Tensor2 table = tfm::Tensor2::from_shape({kWords.size(), d_model});
+    rng.fill_normal(table, 0.0f, 1.0f);
+    tfm::Tensor4 x = tfm::Tensor4::from_shape({B, H, L, d_k});
+    for (std::size_t b = 0; b < B; ++b)
+      for (std::size_t h = 0; h < H; ++h)
+        for (std::size_t i = 0; i < L; ++i)
+          for (std::size_t j = 0; j < d_k; ++j) x(b, h, i, j) = table(kSentence(b, i), h * d_k + j);
+    const tfm::Tensor4 &q = x, &k = x, &v = x;
+    // [inputs]
+
+    tfm::trace::Enable trace;
+    tfm::trace::step("Input", "token ids", "ids", kSentence, "batch, len");
+    tfm::trace::step("Input", "embedded, split into heads", "Q = K = V", x, "batch, heads, len, d_k");
+    std::printf("\n");
+
+    tfm::ScaledDotProductAttention attention;
+    {
+      tfm::trace::Scope scope("Self-attention, no mask");
+      attention.forward(q, k, v);
+    }
+    std::printf("\n");
+    print_weights("Weights without a mask", attention.weights(), 0, 0);
+    std::printf("With Q = K, a token's most similar key is usually itself: the diagonal is heavy.\n"
+                "That is why chapter 06 gives queries and keys their own learned projections.\n"
+                "The padding token P still receives weight: nothing has told attention it is empty.\n\n");
+
+    // [padding mask]
+    const tfm::Mask pad_mask = tfm::padding_mask(kSentence, /*len_q=*/L);
+    {
+      tfm::trace::Scope scope("Self-attention, padding mask (encoder)");
+      attention.forward(q, k, v, &pad_mask);
+    }
+    // [padding mask]
+    std::printf("\n");
+    print_weights("Weights with the padding mask", attention.weights(), 0, 0);
+    write_weights_svg(cli.value("--svg"), "Self-attention weights, padding mask, head 0",
+                      attention.weights(), 0, 0);
+
+    // [causal mask]
+    const tfm::Mask causal_mask = tfm::decoder_self_mask(kSentence);  // padding AND subsequent
+    tfm::Tensor4 context;
+    {
+      tfm::trace::Scope scope("Self-attention, padding and causal mask (decoder)");
+      context = attention.forward(q, k, v, &causal_mask);
+    }
+    // [causal mask]
+    std::printf("\n");
+    print_weights("Weights with the causal mask", attention.weights(), 0, 0);
+    std::printf("Row i spreads its weight over keys 0..i only; the first token can only see itself.\n"
+                "The query P may not see itself (it is padding), but its row is not empty, so it\n"
+                "still averages the real tokens before it.\n");
+    write_weights_svg(cli.value("--causal-svg"), "Self-attention weights, causal mask, head 0",
+                      attention.weights(), 0, 0);
+
+    // A query that may attend to nothing: every score is -1e9, the softmax is uniform, not NaN.
+    tfm::Mask blocked = causal_mask;
+    for (std::size_t j = 0; j < L; ++j) blocked(0, 0, j) = 0;
+    tfm::trace::Enable quiet(false);
+    tfm::ScaledDotProductAttention probe;
+    probe.forward(q, k, v, &blocked);
+    std::printf("A query blocked from every key gets uniform weights (1/%zu = %.2f), not NaN:", L,
+                1.0 / double(L));
+    for (std::size_t j = 0; j < L; ++j) std::printf(" %.2f", probe.weights()(0, 0, 0, j));
+    std::printf("\n\n");
+
+    // [backward]
+    // Pretend a loss L = sum(context * g) sits on top: its gradient with respect to the context is
+    // g. backward() turns it into the gradients with respect to q, k and v.
+    tfm::Tensor4 g = tfm::Tensor4::from_shape(context.shape());
+    rng.fill_normal(g, 0.0f, 1.0f);
+    tfm::ScaledDotProductAttention::Grads grads;
+    {
+      tfm::trace::Enable on;
+      tfm::trace::Scope scope("Backward (causal mask)");
+      grads = attention.backward(g);
+    }
+    // [backward]
+
+    // Check three entries against a central finite difference of L (in double).
+    const auto loss = [&](const tfm::Tensor4& qq, const tfm::Tensor4& kk, const tfm::Tensor4& vv) {
+      tfm::ScaledDotProductAttention fresh;
+      const tfm::Tensor4 c = fresh.forward(qq, kk, vv, &causal_mask);
+      double sum = 0.0;
+      for (std::size_t i = 0; i < c.size(); ++i) sum += double(c.data()[i]) * double(g.data()[i]);
+      return sum;
+    };
+    const float eps = 1e-2f;
+    std::printf("\nOne entry of each gradient against a finite difference (L(x+eps) - L(x-eps)) / 2eps:\n");
+    const std::size_t i = L - 2, j = 1;  // an entry of token "ein" (query or key), head 0
+    for (const char which : {'q', 'k', 'v'}) {
+      tfm::Tensor4 plus_q = q, plus_k = k, plus_v = v, minus_q = q, minus_k = k, minus_v = v;
+      tfm::Tensor4& plus = which == 'q' ? plus_q : which == 'k' ? plus_k : plus_v;
+      tfm::Tensor4& minus = which == 'q' ? minus_q : which == 'k' ? minus_k : minus_v;
+      plus(0, 0, i, j) += eps;
+      minus(0, 0, i, j) -= eps;
+      const double numeric =
+          (loss(plus_q, plus_k, plus_v) - loss(minus_q, minus_k, minus_v)) / (2.0 * double(eps));
+      const tfm::Tensor4& analytic = which == 'q' ? grads.q : which == 'k' ? grads.k : grads.v;
+      std::printf("  d%c[0, 0, %zu, %zu]   backward %+.5f   finite difference %+.5f\n", which, i, j,
+                  double(analytic(0, 0, i, j)), numeric);
+    }
+    std::printf("(Q, K and V are one tensor x here, so dL/dx would be dQ + dK + dV.)\n");
+    return 0;
+  });
+}

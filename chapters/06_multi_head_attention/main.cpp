@@ -1,0 +1,187 @@
+// Chapter 06: multi-head attention.
+//
+// One attention sees the sentence one way. Multi-head attention projects the queries, keys and
+// values h times into narrower spaces (d_k = d_model / h), lets every head attend on its own,
+// puts the h results side by side and mixes them with one more projection, W_O. The same layer
+// does the encoder's self-attention (queries, keys and values from one sequence) and the
+// decoder's cross-attention (queries from the target, keys and values from the encoder output).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tfm/command_line.hpp"
+#include "tfm/config.hpp"
+#include "tfm/heatmap.hpp"
+#include "tfm/mask.hpp"
+#include "tfm/multi_head_attention.hpp"
+#include "tfm/random.hpp"
+#include "tfm/toy_translation.hpp"
+#include "tfm/trace.hpp"
+
+namespace {
+
+tfm::Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, tfm::Rng& rng) {
+  tfm::Tensor3 t = tfm::Tensor3::from_shape({batch, len, d});
+  rng.fill_normal(t, 0.0f, 1.0f);
+  return t;
+}
+
+std::vector<std::string> words(const tfm::Vocabulary& vocabulary, const tfm::TokenIds& ids,
+                               std::size_t b) {
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < ids.shape(1); ++j) out.push_back(vocabulary.symbol(ids(b, j)));
+  return out;
+}
+
+// weights [B, H, Lq, Lk]: prints sentence b's weights of one head, rows = queries, columns = keys.
+void print_weights(const tfm::Tensor4& weights, std::size_t b, std::size_t head,
+                   const std::vector<std::string>& queries, const std::vector<std::string>& keys) {
+  std::printf("%10s", "");
+  for (const std::string& k : keys) std::printf("%8s", k.c_str());
+  std::printf("\n");
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    std::printf("%10s", queries[i].c_str());
+    for (std::size_t j = 0; j < keys.size(); ++j) std::printf("%8.3f", weights(b, head, i, j));
+    std::printf("\n");
+  }
+}
+
+// All heads of sentence b side by side in one matrix, [Lq, H * (Lk + 1) - 1], one NaN column
+// (drawn grey) between two heads.
+tfm::Tensor2 heads_side_by_side(const tfm::Tensor4& weights, std::size_t b) {
+  const std::size_t H = weights.shape(1), Lq = weights.shape(2), Lk = weights.shape(3);
+  tfm::Tensor2 grid = tfm::Tensor2::from_shape({Lq, H * (Lk + 1) - 1});
+  grid.fill(std::numeric_limits<float>::quiet_NaN());
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t i = 0; i < Lq; ++i)
+      for (std::size_t j = 0; j < Lk; ++j) grid(i, h * (Lk + 1) + j) = weights(b, h, i, j);
+  return grid;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli(
+        "ch06_multi_head_attention",
+        "Chapter 06: multi-head attention (projections, split into heads, attention "
+        "per head, concatenation, output projection), forward and backward.");
+    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "nlp-tutorial")
+        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+        .option("--seed", "N", "seed of the weights and of the stand-in token vectors", "0")
+        .option("--svg", "PATH", "heat map of every head's weights for the first sentence",
+                "multi_head_attention.svg");
+    if (!cli.parse(argc, argv)) return 0;
+    tfm::Config config = tfm::preset(cli.value("--preset"));
+    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+    config.validate();
+    const std::size_t d = config.d_model;
+
+    // [build layer]
+    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::MultiHeadAttention mha(d, config.n_heads, config.attention_bias, rng);
+    // [build layer]
+    std::printf(
+        "Preset '%s': d_model = %zu, h = %zu heads, d_k = d_v = d_model / h = %zu, bias: %s\n",
+        config.preset.c_str(), d, mha.n_heads(), mha.d_k(), config.attention_bias ? "yes" : "no");
+    tfm::ParameterList params = tfm::parameters_of(mha);
+    for (const tfm::ParameterRef& p : params)
+      std::printf("  %-10s %s\n", p.name.c_str(), tfm::shape_string(p.shape).c_str());
+    std::printf("  %zu parameters\n\n", params.count());
+
+    // nlp-tutorial's two sentence pairs (chapter 02): "ich mochte ein bier <pad>" -> "<bos> i want
+    // a beer .", and the same with cola / coke. The layer only needs vectors of width d_model:
+    // stand-ins drawn from N(0, 1), the scale LayerNorm gives every later layer's input.
+    const tfm::ToyTranslation data;
+    const tfm::Batch batch = data.all();
+    const std::size_t B = batch.size(), S = batch.src.shape(1), T = batch.tgt_in.shape(1);
+    const tfm::Tensor3 x = random_normal(B, S, d, rng);
+
+    // [self-attention]
+    // Encoder self-attention: queries, keys and values all come from x; only padding is blocked.
+    const tfm::Mask src_mask = tfm::padding_mask(batch.src, /*len_q=*/S);
+    tfm::Tensor3 self_output;
+    {
+      tfm::trace::Enable trace;
+      tfm::trace::Scope scope("Self-attention: query input = memory = x");
+      tfm::trace::step("Input", "source stand-ins", "x", x, "batch, src_len, d_model");
+      tfm::trace::step("Input", "source padding mask", "src_mask", src_mask,
+                       "batch, src_len, src_len");
+      self_output = mha.forward(x, x, &src_mask);
+    }
+    // [self-attention]
+
+    const std::vector<std::string> src_words = words(data.source_vocabulary(), batch.src, 0);
+    std::printf("\nSentence 0, head 0: every row sums to 1, the <pad> column is 0\n");
+    print_weights(mha.attention_weights(), 0, 0, src_words, src_words);
+    if (mha.n_heads() > 1) {
+      std::printf("Sentence 0, head 1: the same words, other projections, other weights\n");
+      print_weights(mha.attention_weights(), 0, 1, src_words, src_words);
+    }
+
+    tfm::HeatmapOptions options;
+    options.title = "Self-attention weights of sentence 0, heads 0.." +
+                    std::to_string(mha.n_heads() - 1) + " left to right (untrained)";
+    options.x_label = "key position, head by head";
+    options.y_label = "query";
+    options.row_labels = src_words;
+    for (std::size_t h = 0; h < mha.n_heads(); ++h) {
+      if (h > 0) options.column_labels.push_back("");
+      for (const std::string& w : src_words) options.column_labels.push_back(w);
+    }
+    options.min_value = 0.0f;
+    tfm::write_heatmap_svg(cli.value("--svg"), heads_side_by_side(mha.attention_weights(), 0),
+                           options);
+    std::printf("Heat map of all %zu heads: %s\n", mha.n_heads(), cli.value("--svg").c_str());
+
+    // [self-attention backward]
+    // Backward with an upstream gradient of ones. x fed all three projections, so its gradient
+    // is the sum of the query input's and the memory's.
+    const tfm::Tensor3 ones = xt::ones<float>(self_output.shape());
+    std::printf("\n");
+    {
+      tfm::trace::Enable trace;
+      tfm::trace::Scope scope("Self-attention backward");
+      const tfm::MultiHeadAttention::Grads grads = mha.backward(ones);
+      const tfm::Tensor3 dx = grads.query_input + grads.memory;
+      tfm::trace::step("Chapter", "d_x = d_query + d_memory", "d_x", dx, "batch, src_len, d_model");
+      for (const tfm::ParameterRef& p : params)
+        tfm::trace::write_step("Chapter", "gradient of " + p.name, "d_" + p.name,
+                               tfm::shape_string(p.shape), "");
+    }
+    // [self-attention backward]
+
+    // [cross-attention]
+    // Decoder cross-attention: queries from the target (6 positions), keys and values from the
+    // encoder's output (5 positions; here x stands in for it, LayerNorm gives the real one the
+    // same scale); the source padding is blocked for every target position. (A decoder layer
+    // has its own cross-attention layer; this chapter reuses the one above for brevity.)
+    const tfm::Tensor3 y = random_normal(B, T, d, rng);
+    const tfm::Tensor3& encoder_output = x;
+    const tfm::Mask cross_mask = tfm::padding_mask(batch.src, /*len_q=*/T);
+    std::printf("\n");
+    {
+      tfm::trace::Enable trace;
+      tfm::trace::Scope scope("Cross-attention: query input = y (target), memory = encoder output");
+      tfm::trace::step("Input", "target stand-ins", "y", y, "batch, tgt_len, d_model");
+      tfm::trace::step("Input", "source padding mask", "cross_mask", cross_mask,
+                       "batch, tgt_len, src_len");
+      mha.forward(y, encoder_output, &cross_mask);
+    }
+    // [cross-attention]
+    std::printf("\nSentence 0, head 0 of cross-attention: target words ask, source words answer\n");
+    print_weights(mha.attention_weights(), 0, 0, words(data.target_vocabulary(), batch.tgt_in, 0),
+                  src_words);
+
+    std::printf("\n");
+    {
+      tfm::trace::Enable trace;
+      tfm::trace::Scope scope("Cross-attention backward");
+      mha.backward(xt::ones<float>({B, T, d}));
+    }
+    return 0;
+  });
+}

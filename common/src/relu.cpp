@@ -1,0 +1,33 @@
+#include "tfm/relu.hpp"
+
+namespace tfm {
+
+// [relu forward]
+Tensor3 ReLU::forward(const Tensor3& x) {
+  // x: [B, L, d]  ->  y: [B, L, d]
+  Tensor3 y = Tensor3::from_shape(x.shape());
+  const float* in = x.data();
+  float* out = y.data();
+  for (std::size_t i = 0; i < x.size(); ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+  y_ = y;
+  return y;
+}
+// [relu forward]
+
+// [relu backward]
+Tensor3 ReLU::backward(const Tensor3& dy) {
+  // dy: [B, L, d]  ->  dx: [B, L, d]
+  // d max(0, x)/dx is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
+  require(dy.shape() == y_.shape(), "ReLU backward",
+          "dy has shape " + shape_string(dy.shape()) + ", but forward produced " +
+              shape_string(y_.shape()));
+  Tensor3 dx = Tensor3::from_shape(dy.shape());
+  const float* y = y_.data();
+  const float* g = dy.data();
+  float* out = dx.data();
+  for (std::size_t i = 0; i < dy.size(); ++i) out[i] = y[i] > 0.0f ? g[i] : 0.0f;
+  return dx;
+}
+// [relu backward]
+
+}  // namespace tfm
