@@ -40,6 +40,8 @@ const std::vector<Field>& fields() {
       bool_field("attention_bias", &Config::attention_bias, "bias in W_Q, W_K, W_V, W_O (0/1)"),
       bool_field("linear_bias", &Config::linear_bias, "bias in feed-forward and output (0/1)"),
       bool_field("shared_embedding", &Config::shared_embedding, "one embedding for both sides"),
+      bool_field("scaled_embedding_init", &Config::scaled_embedding_init,
+                 "embeddings start from N(0, 1/d_model), not N(0, 1)"),
       size_field("max_len", &Config::max_len, "rows of the positional-encoding table"),
       size_field("src_len", &Config::src_len, "source length of a batch"),
       size_field("tgt_len", &Config::tgt_len, "target length of a batch"),

@@ -8,7 +8,7 @@
 
 namespace tfm {
 
-Embedding::Embedding(std::size_t vocab_size, std::size_t d_model, Rng& rng)
+Embedding::Embedding(std::size_t vocab_size, std::size_t d_model, Rng& rng, float init_std)
     : vocab_(vocab_size),
       d_model_(d_model),
       scale_(static_cast<float>(std::sqrt(static_cast<double>(d_model)))) {
@@ -16,7 +16,7 @@ Embedding::Embedding(std::size_t vocab_size, std::size_t d_model, Rng& rng)
           "vocab_size and d_model must be at least 1, got vocab_size " + std::to_string(vocab_size) +
               ", d_model " + std::to_string(d_model));
   weight = Param<2>::zeros({vocab_, d_model_});
-  rng.fill_normal(weight.value, 0.0f, 1.0f);
+  rng.fill_normal(weight.value, 0.0f, init_std);
 }
 
 void Embedding::check_ids(const TokenIds& ids) const {

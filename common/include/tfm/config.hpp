@@ -23,6 +23,9 @@ struct Config {
   bool attention_bias = true;       ///< Do W_Q, W_K, W_V, W_O have a bias?
   bool linear_bias = true;          ///< Do the feed-forward and output projections have a bias?
   bool shared_embedding = false;    ///< One embedding table for source and target?
+  /// Embedding entries start from N(0, 1/d_model) instead of nn.Embedding's N(0, 1), so that
+  /// after the scaling by sqrt(d_model) tokens and positions are equally loud (chapter 11).
+  bool scaled_embedding_init = false;
   std::size_t max_len = 512;        ///< Rows of the positional-encoding table.
   std::size_t src_len = 8;          ///< Source sequence length of a batch.
   std::size_t tgt_len = 8;          ///< Target sequence length of a batch.

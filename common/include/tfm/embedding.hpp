@@ -14,8 +14,9 @@ namespace tfm {
 /// Row `weight[id]` is the learned vector of token `id`.
 class Embedding {
  public:
-  /// Initialised as `nn.Embedding`: every entry from N(0, 1).
-  Embedding(std::size_t vocab_size, std::size_t d_model, Rng& rng);
+  /// Every entry drawn from N(0, init_std²): `nn.Embedding`'s default is 1; the paper's
+  /// tensor2tensor code uses d_model^-1/2, so that the scaled vectors have unit size (chapter 11).
+  Embedding(std::size_t vocab_size, std::size_t d_model, Rng& rng, float init_std = 1.0f);
 
   /// ids `[B, L]` -> x `[B, L, d_model]`, x[b, l] = weight[ids[b, l]] · √d_model. Keeps ids for
   /// backward. Throws std::out_of_range naming the id and its position if an id is not in

@@ -1,0 +1,33 @@
+#include "tfm/add_norm.hpp"
+
+#include "tfm/trace.hpp"
+
+namespace tfm {
+
+AddNorm::AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed)
+    : norm(d_model), dropout_(dropout, dropout_seed) {}
+
+// [add norm forward]
+Tensor3 AddNorm::forward(const Tensor3& residual, const Tensor3& sublayer_output) {
+  require(residual.shape() == sublayer_output.shape(), "AddNorm",
+          "residual " + shape_string(residual.shape()) + " and sub-layer output " +
+              shape_string(sublayer_output.shape()) + " differ");
+  Tensor3 sum = dropout_.forward(sublayer_output);
+  for (std::size_t i = 0; i < sum.size(); ++i) sum.data()[i] += residual.data()[i];
+  trace::step("AddNorm", "x + dropout(sublayer(x))", "sum", sum, "batch, len, d_model");
+  Tensor3 y = norm.forward(sum);
+  trace::step("AddNorm", "layer norm", "y", y, "batch, len, d_model");
+  return y;
+}
+// [add norm forward]
+
+// [add norm backward]
+AddNorm::Grads AddNorm::backward(const Tensor3& dy) {
+  Tensor3 d_sum = norm.backward(dy);
+  // The sum passes its gradient unchanged to the residual and through dropout to the sub-layer.
+  Tensor3 d_sublayer = dropout_.backward(d_sum);
+  return {std::move(d_sum), std::move(d_sublayer)};
+}
+// [add norm backward]
+
+}  // namespace tfm
