@@ -2,12 +2,13 @@
 #pragma once
 
 #include <algorithm>
-#include <fstream>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include <xtensor/xnpy.hpp>
+#include <xtensor/xadapt.hpp>  // tests compare flat vectors (e.g. Adam's moments) via xt::adapt
 
+#include "tfm/npy.hpp"
 #include "tfm/tensor.hpp"
 
 namespace tfm::testing {
@@ -17,22 +18,19 @@ inline std::string fixture_path(const std::string& name) {
   return std::string(TFM_FIXTURES_DIR) + "/" + name;
 }
 
-/// Loads `tests/fixtures/<name>.npy` as a float tensor of rank N; throws naming the file if it is
-/// missing or has another rank.
+/// Loads `tests/fixtures/<name>.npy` as a float tensor of rank N with tfm::load_npy_file (which
+/// notices a truncated file); throws naming the file if it is missing, malformed or of another rank.
 template <std::size_t N>
 xt::xtensor<float, N> load_fixture(const std::string& name) {
   const std::string path = fixture_path(name + ".npy");
-  if (!std::ifstream(path)) throw std::runtime_error("missing fixture " + path);
-  xt::xarray<float> a = xt::load_npy<float>(path);
-  if (a.dimension() != N)
-    throw std::runtime_error("fixture " + path + " has rank " + std::to_string(a.dimension()) +
+  const NpyArray a = load_npy_file(path);
+  if (a.shape.size() != N)
+    throw std::runtime_error("fixture " + path + " has rank " + std::to_string(a.shape.size()) +
                              ", expected " + std::to_string(N));
-  // Copy the shape explicitly: converting the xarray directly makes GCC 12 warn
-  // (-Wmaybe-uninitialized, a false positive inside xtl) in some translation units.
   typename xt::xtensor<float, N>::shape_type shape{};
-  std::copy(a.shape().begin(), a.shape().end(), shape.begin());
+  std::copy(a.shape.begin(), a.shape.end(), shape.begin());
   xt::xtensor<float, N> out = xt::xtensor<float, N>::from_shape(shape);
-  std::copy(a.begin(), a.end(), out.begin());
+  std::copy(a.values.begin(), a.values.end(), out.begin());
   return out;
 }
 

@@ -1,11 +1,16 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
+#include <vector>
 
 #include "tfm/heatmap.hpp"
+#include "tfm/positional_encoding.hpp"
 
 using namespace tfm;
 
@@ -37,6 +42,49 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / name).string();
 }
 
+// What a browser would paint from the merged cells of a large map: reads every
+// <path fill="#rrggbb" d="M x y h w v h h -w z ..."/> of the cells group and paints its
+// rectangles into a rows x cols grid of colours. Also counts how often each cell is painted
+// and how many rectangles and paths there are, to check that nothing overlaps or is missing.
+struct Painted {
+  std::vector<std::string> colour;  // [rows * cols], "" where nothing was painted
+  std::vector<int> times;           // [rows * cols]
+  std::size_t rectangles = 0, paths = 0;
+};
+
+Painted paint_paths(const std::string& cells, std::size_t rows, std::size_t cols) {
+  Painted out{std::vector<std::string>(rows * cols), std::vector<int>(rows * cols, 0)};
+  const std::string open = "<path fill=\"";
+  for (std::size_t at = cells.find(open); at != std::string::npos; at = cells.find(open, at + 1)) {
+    ++out.paths;
+    const std::string fill = cells.substr(at + open.size(), 7);
+    const std::size_t d = cells.find("d=\"", at) + 3, end = cells.find('"', d);
+    for (std::size_t pos = d; pos < end;) {
+      std::size_t x = 0, y = 0, w = 0, h = 0, w_back = 0;
+      int used = 0;
+      const int got = std::sscanf(cells.c_str() + pos, "M%zu %zuh%zuv%zuh-%zuz%n", &x, &y, &w, &h,
+                                  &w_back, &used);
+      REQUIRE(got == 5);
+      REQUIRE(used > 0);
+      REQUIRE(w_back == w);  // the rectangle closes on itself
+      REQUIRE(x + w <= cols);
+      REQUIRE(y + h <= rows);
+      for (std::size_t r = y; r < y + h; ++r)
+        for (std::size_t c = x; c < x + w; ++c) {
+          out.colour[r * cols + c] = fill;
+          ++out.times[r * cols + c];
+        }
+      ++out.rectangles;
+      pos += static_cast<std::size_t>(used);
+    }
+  }
+  return out;
+}
+
+std::size_t file_size(const std::string& path) {
+  return std::filesystem::file_size(path);
+}
+
 }  // namespace
 
 TEST_CASE("heatmap: writes an SVG with one cell per value, labels and a colour bar", "[heatmap]") {
@@ -58,7 +106,11 @@ TEST_CASE("heatmap: writes an SVG with one cell per value, labels and a colour b
   CHECK(svg.size() > 7);
   CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
   const std::string cells = cells_group(svg);
+  // A small map: one rect per cell, each with a tooltip giving the row, the column and the value.
   CHECK(count(cells, "<rect") == 12);
+  CHECK(count(cells, "<title>") == 12);
+  CHECK(cells.find("<title>b, z: 11</title>") != std::string::npos);
+  CHECK(count(cells, "<path") == 0);
   // Lowest value -> the scale's first colour, highest -> its last, at their places.
   CHECK(cells.find("<rect x=\"0\" y=\"0\" width=\"1\" height=\"1\" fill=\"" +
                    heatmap_colour(0.0, ColourScale::kViridis) + "\"") != std::string::npos);
@@ -95,13 +147,82 @@ TEST_CASE("heatmap: colour scales", "[heatmap]") {
   CHECK(cells.find("x=\"2\" y=\"0\" width=\"1\" height=\"1\" fill=\"#b2182b\"") != std::string::npos);
 }
 
-TEST_CASE("heatmap: a large map (the positional-encoding table) has every cell", "[heatmap]") {
-  Tensor2 values = xt::zeros<float>({100, 64});
+TEST_CASE("heatmap: a large map merges cells of one colour into rectangles", "[heatmap]") {
   const std::string path = temp_path("tfm_test_heatmap_large.svg");
-  write_heatmap_svg(path, values);
-  const std::string svg = read_file(path);
+  SECTION("a constant map is one rectangle") {
+    Tensor2 values = xt::zeros<float>({100, 64});
+    write_heatmap_svg(path, values);
+    const std::string cells = cells_group(read_file(path));
+    CHECK(count(cells, "<rect") == 0);
+    CHECK(count(cells, "<title>") == 0);  // no tooltips on large maps
+    CHECK(cells.find("<path fill=\"" + heatmap_colour(0.5, ColourScale::kViridis) +
+                     "\" d=\"M0 0h64v100h-64z\"/>") != std::string::npos);
+    CHECK(count(cells, "<path") == 1);
+  }
+  SECTION("blocks, a stripe, single cells and a non-finite value land where they belong") {
+    // 80 x 60: 0 on the left half, 1 on the right; column 45 is 0.5 from row 10 down;
+    // one cell (5, 7) is 1 inside the left half, one (70, 50) is NaN.
+    Tensor2 values = Tensor2::from_shape({80, 60});
+    for (std::size_t r = 0; r < 80; ++r)
+      for (std::size_t c = 0; c < 60; ++c) values(r, c) = c < 30 ? 0.0f : 1.0f;
+    for (std::size_t r = 10; r < 80; ++r) values(r, 45) = 0.5f;
+    values(5, 7) = 1.0f;
+    values(70, 50) = std::numeric_limits<float>::quiet_NaN();
+    write_heatmap_svg(path, values);
+    const Painted painted = paint_paths(cells_group(read_file(path)), 80, 60);
+    const std::string low = heatmap_colour(0.0, ColourScale::kViridis),
+                      high = heatmap_colour(1.0, ColourScale::kViridis),
+                      middle = heatmap_colour(0.5, ColourScale::kViridis);
+    for (std::size_t r = 0; r < 80; ++r)
+      for (std::size_t c = 0; c < 60; ++c) {
+        INFO("cell (" << r << ", " << c << ")");
+        REQUIRE(painted.times[r * 60 + c] == 1);
+        const std::string expected = (r == 5 && c == 7)     ? high
+                                     : (r == 70 && c == 50) ? std::string("#999999")
+                                     : (c == 45 && r >= 10) ? middle
+                                     : c < 30               ? low
+                                                            : high;
+        REQUIRE(painted.colour[r * 60 + c] == expected);
+      }
+    CHECK(painted.paths == 4);  // one per colour
+    // Left half: rows 0-4, row 5 left and right of (5, 7), rows 6-79. Right half: rows 0-9,
+    // then columns 30-44 and 46-59 around the stripe, split again around the NaN cell.
+    CHECK(painted.rectangles < 20);
+  }
   std::remove(path.c_str());
-  CHECK(count(cells_group(svg), "<rect") == 6400);
+}
+
+TEST_CASE("heatmap: the positional-encoding table of chapter 03 is drawn exactly, and small",
+          "[heatmap]") {
+  // The chapter's map: 100 positions x 512 columns, diverging scale.
+  const PositionalEncoding pe(100, 512);
+  const Tensor2& table = pe.table();
+  HeatmapOptions options;
+  options.colour_scale = ColourScale::kDiverging;
+  const std::string path = temp_path("tfm_test_heatmap_pe.svg");
+  write_heatmap_svg(path, table, options);
+  const std::string svg = read_file(path);
+  const std::size_t bytes = file_size(path);
+  std::remove(path.c_str());
+
+  // Every cell painted once, in the colour of its own value (range -max|v| .. +max|v|).
+  double largest = 0.0;
+  for (float v : table) largest = std::max(largest, std::abs(double(v)));
+  const Painted painted = paint_paths(cells_group(svg), 100, 512);
+  std::size_t wrong = 0, not_once = 0;
+  for (std::size_t r = 0; r < 100; ++r)
+    for (std::size_t c = 0; c < 512; ++c) {
+      const std::string expected =
+          heatmap_colour((table(r, c) + largest) / (2 * largest), ColourScale::kDiverging);
+      if (painted.colour[r * 512 + c] != expected) ++wrong;
+      if (painted.times[r * 512 + c] != 1) ++not_once;
+    }
+  CHECK(wrong == 0);
+  CHECK(not_once == 0);
+  // The high columns barely change along the positions: far fewer shapes than cells, and a file
+  // far below the ~3 MB of one <rect> per cell.
+  CHECK(painted.rectangles < 51200 * 2 / 3);
+  CHECK(bytes < 700 * 1024);
 }
 
 TEST_CASE("heatmap: errors name the path or the mismatch", "[heatmap]") {

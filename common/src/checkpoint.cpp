@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <utility>
 
 #include "tfm/npy.hpp"
 
@@ -13,16 +15,20 @@ namespace tfm {
 namespace fs = std::filesystem;
 namespace {
 
-std::string parameter_file(const fs::path& dir, const std::string& name) {
-  return (dir / "parameters" / (name + ".npy")).string();
+// ---- the files of a checkpoint ------------------------------------------------------------
+
+fs::path parameter_file(const fs::path& dir, const std::string& name) {
+  return dir / "parameters" / (name + ".npy");
 }
 
 void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
-  out.flush();
+  out.close();
   if (!out) throw CheckpointError("could not write '" + path.string() + "'");
 }
+
+// ---- config.txt ---------------------------------------------------------------------------
 
 std::string config_text(const Config& config) {
   std::string text = "# preset " + config.preset + "\n";
@@ -30,6 +36,18 @@ std::string config_text(const Config& config) {
   return text;
 }
 
+// The keys that define the network. They must be in every checkpoint: a default would build
+// another model (n_heads, say, changes no parameter's shape, so load_parameters cannot notice).
+// The other keys only steer training; one missing from config.txt (written before the key
+// existed) takes Config's default.
+const std::set<std::string>& model_keys() {
+  static const std::set<std::string> keys = {
+      "src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers",
+      "d_ff", "attention_bias", "linear_bias", "shared_embedding", "max_len"};
+  return keys;
+}
+
+// No key may appear twice, and every model key must appear.
 Config parse_config(const fs::path& path) {
   std::ifstream in(path);
   if (!in) throw CheckpointError("missing '" + path.string() + "': not a checkpoint directory?");
@@ -37,19 +55,25 @@ Config parse_config(const fs::path& path) {
   std::set<std::string> seen;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.rfind("# preset ", 0) == 0) {
       config.preset = line.substr(9);
       continue;
     }
     if (line.empty() || line[0] == '#') continue;
+    const std::string where = path.string() + ", line " + std::to_string(number) + ": ";
+    const auto eq = line.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw CheckpointError(where + "expected key=value, got '" + line + "'");
+    const std::string key = line.substr(0, eq);
     try {
-      config.set(line);
-      seen.insert(line.substr(0, line.find('=')));
+      config.set(key, line.substr(eq + 1));
     } catch (const std::invalid_argument& e) {
-      throw CheckpointError(path.string() + ":" + std::to_string(number) + ": " + e.what());
+      throw CheckpointError(where + e.what());
     }
+    if (!seen.insert(key).second) throw CheckpointError(where + "key '" + key + "' is set twice");
   }
-  for (const std::string& key : Config::keys())
+  for (const std::string& key : model_keys())
     if (!seen.count(key)) throw CheckpointError(path.string() + ": missing key '" + key + "'");
   try {
     config.validate();
@@ -59,27 +83,98 @@ Config parse_config(const fs::path& path) {
   return config;
 }
 
-NpyArray read_shaped(const std::string& file, const std::vector<std::size_t>& shape,
-                     const std::string& what) {
+// A vocabulary with more symbols than the model has embedding rows would produce ids the model
+// cannot look up. (Fewer is fine: the extra rows are never used.) Returns "" or the problem.
+std::string vocabulary_problem(const CheckpointHeader& header) {
+  const auto check = [](const Vocabulary& vocabulary, std::size_t size, const std::string& side,
+                        const std::string& key) {
+    return vocabulary.size() <= size ? std::string()
+                                     : "the " + side + " vocabulary has " + std::to_string(vocabulary.size()) +
+                                           " symbols but the model's " + key + " is " + std::to_string(size);
+  };
+  const std::string src = check(header.src_vocabulary, header.config.src_vocab_size, "source", "src_vocab_size");
+  return src.empty() ? check(header.tgt_vocabulary, header.config.tgt_vocab_size, "target", "tgt_vocab_size")
+                     : src;
+}
+
+// ---- .npy files of a given shape ----------------------------------------------------------
+
+NpyArray read_shaped(const fs::path& file, const std::vector<std::size_t>& shape, const std::string& what) {
   NpyArray array;
   try {
-    array = load_npy_file(file);
+    array = load_npy_file(file.string());
   } catch (const NpyError& e) {
-    throw CheckpointError(e.what());
+    throw CheckpointError(std::string(e.what()) + " (" + what + ")");
   }
   if (array.shape != shape)
-    throw CheckpointError("'" + file + "' holds " + what + " of shape " + shape_string(array.shape) +
+    throw CheckpointError("'" + file.string() + "' holds " + what + " of shape " + shape_string(array.shape) +
                           " but the model's is " + shape_string(shape));
   return array;
 }
 
+// Throws naming the first file of `folder` that is not in `expected`.
+void require_no_other_files(const fs::path& folder, const std::set<std::string>& expected,
+                            const std::string& message) {
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (!expected.count(entry.path().filename().string()))
+      throw CheckpointError(message + " '" + entry.path().string() + "'");
+}
+
+// A parameter name becomes a file name, so it must not be able to leave parameters/.
+// Returns "" or the problem.
+std::string parameter_name_problem(const ParameterList& params) {
+  std::set<std::string> seen;
+  for (const ParameterRef& p : params) {
+    if (p.name.empty() || p.name[0] == '.' || p.name.find('/') != std::string::npos)
+      return "the parameter name '" + p.name + "' cannot be a file name (it is empty, starts with '.' or contains '/')";
+    if (!seen.insert(p.name).second) return "the parameter '" + p.name + "' is registered twice";
+  }
+  return "";
+}
+
+// Where the checkpoint goes: an absolute path without a trailing '/', so that "DIR.saving" is
+// a sibling of DIR (and not a file inside it).
+fs::path target_path(const std::string& dir) {
+  if (dir.empty()) throw CheckpointError("the checkpoint directory's name is empty");
+  fs::path path = fs::absolute(fs::path(dir)).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();
+  if (path == path.root_path()) throw CheckpointError("'" + dir + "' cannot be a checkpoint directory");
+  return path;
+}
+
 }  // namespace
 
+// [checkpoint save]
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer) {
-  const fs::path target = fs::absolute(fs::path(dir).lexically_normal());
-  if (target.filename().empty()) throw CheckpointError("'" + dir + "' is not a directory name");
-  const std::string suffix = "." + std::to_string(::getpid());
+  const auto refuse = [&](const std::string& why) {
+    return CheckpointError("cannot save the checkpoint '" + dir + "': " + why + " (nothing was written)");
+  };
+  // Everything that can be checked beforehand is checked before a single byte is written.
+  const fs::path target = target_path(dir);
+  try {
+    header.config.validate();  // what read_checkpoint_header would refuse to read back
+  } catch (const std::invalid_argument& e) {
+    throw refuse(e.what());
+  }
+  if (const std::string problem = parameter_name_problem(params); !problem.empty()) throw refuse(problem);
+  if (const std::string problem = vocabulary_problem(header); !problem.empty()) throw refuse(problem);
+  if (fs::exists(target) && !fs::is_directory(target)) throw refuse("it exists and is not a directory");
+  if (fs::is_directory(target) && !fs::exists(target / "config.txt") && !fs::is_empty(target))
+    throw refuse("it is a directory that holds no checkpoint (no config.txt); it will not be replaced");
+  if (optimizer) {
+    try {  // first_moment(i) throws std::out_of_range past the optimizer's last parameter
+      std::size_t i = 0;
+      for (const ParameterRef& p : params)
+        if (optimizer->first_moment(i++).size() != p.size) throw std::out_of_range(p.name);
+    } catch (const std::out_of_range&) {
+      throw refuse("the optimizer was not built on these parameters");
+    }
+  }
+
+  // Write everything into a fresh directory beside the target...
+  static std::atomic<unsigned> saves{0};
+  const std::string suffix = "." + std::to_string(::getpid()) + "." + std::to_string(saves++);
   const fs::path staging = target.string() + ".saving" + suffix;
   const fs::path previous = target.string() + ".previous" + suffix;
   try {
@@ -88,11 +183,10 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
     write_text(staging / "config.txt", config_text(header.config));
     header.src_vocabulary.save((staging / "src_vocabulary.txt").string());
     header.tgt_vocabulary.save((staging / "tgt_vocabulary.txt").string());
-    for (const ParameterRef& p : params) save_npy(parameter_file(staging, p.name), p.value, p.shape);
+    for (const ParameterRef& p : params) save_npy(parameter_file(staging, p.name).string(), p.value, p.shape);
     if (optimizer) {
       fs::create_directories(staging / "optimizer");
-      write_text(staging / "optimizer" / "state.txt",
-                 "steps=" + std::to_string(optimizer->steps_taken()) + "\n");
+      write_text(staging / "optimizer" / "state.txt", "steps=" + std::to_string(optimizer->steps_taken()) + "\n");
       std::size_t i = 0;
       for (const ParameterRef& p : params) {
         save_npy((staging / "optimizer" / (p.name + ".m.npy")).string(), optimizer->first_moment(i).data(), p.shape);
@@ -100,77 +194,100 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
         ++i;
       }
     }
-    // Swap in the new directory; the old one is removed only once the new one is in place.
-    const bool had_previous = fs::exists(target);
-    if (had_previous) fs::rename(target, previous);
+    // ...then swap it in. The old checkpoint is deleted only once the new one is in place.
+    const bool replacing = fs::exists(target);
+    if (replacing) fs::rename(target, previous);
     fs::rename(staging, target);
-    if (had_previous) fs::remove_all(previous);
+    if (replacing) {
+      std::error_code ignored;  // the save has succeeded; a leftover old copy is only clutter
+      fs::remove_all(previous, ignored);
+    }
   } catch (const std::exception& e) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);
     if (!fs::exists(target) && fs::exists(previous)) fs::rename(previous, target, ignored);
     throw CheckpointError("could not save the checkpoint '" + dir + "': " + e.what() +
-                          (fs::exists(target) ? " (the previous checkpoint is intact)" : ""));
+                          (fs::exists(target) ? " (the previous checkpoint is intact)" : " (nothing was saved)"));
   }
 }
+// [checkpoint save]
 
 CheckpointHeader read_checkpoint_header(const std::string& dir) {
   const fs::path root(dir);
   if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'");
-  Config config = parse_config(root / "config.txt");
+  const Config config = parse_config(root / "config.txt");
   try {
-    return {config, Vocabulary::load((root / "src_vocabulary.txt").string()),
-            Vocabulary::load((root / "tgt_vocabulary.txt").string())};
+    CheckpointHeader header{config, Vocabulary::load((root / "src_vocabulary.txt").string()),
+                            Vocabulary::load((root / "tgt_vocabulary.txt").string())};
+    if (const std::string problem = vocabulary_problem(header); !problem.empty())
+      throw CheckpointError("checkpoint '" + dir + "': " + problem);
+    return header;
   } catch (const VocabularyError& e) {
     throw CheckpointError(e.what());
   }
 }
 
+// [checkpoint load]
 void load_parameters(const std::string& dir, const ParameterList& params) {
   const fs::path root(dir);
+  if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'");
+  if (!fs::is_directory(root / "parameters"))
+    throw CheckpointError("checkpoint '" + dir + "' has no parameters/ directory");
   // Read and check everything first, then copy: a bad checkpoint leaves the model untouched.
   std::vector<NpyArray> arrays;
   std::set<std::string> expected;
   for (const ParameterRef& p : params) {
-    const std::string file = parameter_file(root, p.name);
+    const fs::path file = parameter_file(root, p.name);
     if (!fs::exists(file))
-      throw CheckpointError("checkpoint '" + dir + "' has no parameter '" + p.name + "' (missing " + file + ")");
+      throw CheckpointError("checkpoint '" + dir + "' has no parameter '" + p.name + "' (no file '" +
+                            file.string() + "'); was it saved from another configuration?");
     arrays.push_back(read_shaped(file, p.shape, "parameter '" + p.name + "'"));
-    expected.insert(p.name + ".npy");
+    expected.insert(file.filename().string());
   }
-  for (const auto& entry : fs::directory_iterator(root / "parameters"))
-    if (!expected.count(entry.path().filename().string()))
-      throw CheckpointError("checkpoint '" + dir + "' has a parameter the model does not: " +
-                            entry.path().filename().string());
+  require_no_other_files(root / "parameters", expected,
+                         "checkpoint '" + dir + "' has a parameter the model does not have:");
   std::size_t i = 0;
   for (const ParameterRef& p : params) {
     std::copy(arrays[i].values.begin(), arrays[i].values.end(), p.value);
     ++i;
   }
 }
+// [checkpoint load]
 
 bool has_optimizer_state(const std::string& dir) {
-  return fs::exists(fs::path(dir) / "optimizer" / "state.txt");
+  return fs::is_regular_file(fs::path(dir) / "optimizer" / "state.txt");
 }
 
 void load_optimizer_state(const std::string& dir, const ParameterList& params, Adam& optimizer) {
-  const fs::path root = fs::path(dir) / "optimizer";
-  std::ifstream in(root / "state.txt");
+  const fs::path folder = fs::path(dir) / "optimizer";
+  const fs::path state = folder / "state.txt";
+  if (!fs::is_regular_file(state))
+    throw CheckpointError("checkpoint '" + dir + "' holds no optimizer state (no file '" + state.string() + "')");
+  std::ifstream in(state);
   std::string line;
-  std::size_t steps = 0;
-  if (!std::getline(in, line) || line.rfind("steps=", 0) != 0)
-    throw CheckpointError("'" + (root / "state.txt").string() + "' has no 'steps=N' line");
-  try {
-    steps = std::stoull(line.substr(6));
-  } catch (const std::exception&) {
-    throw CheckpointError("'" + (root / "state.txt").string() + "': bad step count '" + line + "'");
-  }
+  std::getline(in, line);
+  const std::string digits = line.rfind("steps=", 0) == 0 ? line.substr(6) : "";
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
+    throw CheckpointError("'" + state.string() + "': expected 'steps=N' on the first line, got '" + line + "'");
+  const std::size_t steps = std::stoull(digits);
+
   std::vector<std::vector<float>> first, second;
+  std::set<std::string> expected = {"state.txt"};
   for (const ParameterRef& p : params) {
-    first.push_back(read_shaped((root / (p.name + ".m.npy")).string(), p.shape, "a first moment").values);
-    second.push_back(read_shaped((root / (p.name + ".v.npy")).string(), p.shape, "a second moment").values);
+    for (const char* moment : {".m.npy", ".v.npy"}) {
+      const fs::path file = folder / (p.name + moment);
+      const NpyArray array = read_shaped(file, p.shape, std::string(moment[1] == 'm' ? "the first" : "the second") +
+                                                            " moment of '" + p.name + "'");
+      (moment[1] == 'm' ? first : second).push_back(array.values);
+      expected.insert(file.filename().string());
+    }
   }
-  optimizer.restore(steps, std::move(first), std::move(second));
+  require_no_other_files(folder, expected, "checkpoint '" + dir + "' has an optimizer state the model does not:");
+  try {
+    optimizer.restore(steps, std::move(first), std::move(second));
+  } catch (const std::invalid_argument& e) {
+    throw CheckpointError("checkpoint '" + dir + "': " + e.what());
+  }
 }
 
 void require_same_vocabulary(const Vocabulary& saved, const Vocabulary& expected,
@@ -185,7 +302,8 @@ void require_same_vocabulary(const Vocabulary& saved, const Vocabulary& expected
     while (i < n && saved.symbols()[i] == expected.symbols()[i]) ++i;
     detail = i < n ? "id " + std::to_string(i) + " is '" + saved.symbols()[i] + "' in the checkpoint but '" +
                          expected.symbols()[i] + "' here"
-                   : "sizes differ: " + std::to_string(saved.size()) + " vs " + std::to_string(expected.size());
+                   : "sizes differ: " + std::to_string(saved.size()) + " in the checkpoint vs " +
+                         std::to_string(expected.size()) + " here";
   }
   throw CheckpointError("the checkpoint's " + what + " vocabulary does not match this task's: " + detail);
 }

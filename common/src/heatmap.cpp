@@ -1,10 +1,13 @@
 #include "tfm/heatmap.hpp"
 
+#include "tfm/svg.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,32 +24,6 @@ const std::vector<unsigned>& anchors(ColourScale scale) {
   return scale == ColourScale::kViridis ? viridis : diverging;
 }
 
-std::string escape_xml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// Coordinates with one decimal, values with three significant digits.
-std::string px(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-std::string value_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 // Every `step`-th row or column gets a tick: the smallest of 1, 2, 5, 10, 20, 50, ... that keeps
 // tick labels at least `min_spacing` pixels apart.
 std::size_t tick_step(double cell_size, double min_spacing) {
@@ -59,6 +36,47 @@ std::size_t longest(const std::vector<std::string>& labels) {
   std::size_t n = 0;
   for (const std::string& label : labels) n = std::max(n, label.size());
   return n;
+}
+
+// fills [rows * cols], row-major -> one <path> per colour, drawing every cell exactly once.
+//
+// Neighbouring cells of identical colour are merged into rectangles: starting from the first
+// cell not drawn yet (row by row), a rectangle grows right while the colour stays the same,
+// then down while the whole span below has that colour too. A rectangle is the subpath
+// "M x y h w v h h -w z" (in cell units); every rectangle of one colour goes into that colour's
+// path. The picture is the same as with one <rect> per cell, at a fraction of the size.
+// Growing in both directions matters: in the positional-encoding table sine and cosine columns
+// alternate, so a row has almost no runs, but a slow column keeps its colour for many rows.
+void write_merged_cells(std::ostream& doc, const std::vector<std::string>& fills, std::size_t rows,
+                        std::size_t cols) {
+  std::vector<bool> drawn(rows * cols, false);
+  // Can cell (r, c) join a rectangle of colour `fill`?
+  const auto free_with = [&](std::size_t r, std::size_t c, const std::string& fill) {
+    return !drawn[r * cols + c] && fills[r * cols + c] == fill;
+  };
+  // Colour -> its path data; sorted by colour, so that the same input gives the same file.
+  std::map<std::string, std::string> paths;
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c) {
+      if (drawn[r * cols + c]) continue;
+      const std::string& fill = fills[r * cols + c];
+      std::size_t width = 1, height = 1;
+      while (c + width < cols && free_with(r, c + width, fill)) ++width;
+      const auto row_below_matches = [&] {
+        for (std::size_t k = c; k < c + width; ++k)
+          if (!free_with(r + height, k, fill)) return false;
+        return true;
+      };
+      while (r + height < rows && row_below_matches()) ++height;
+      for (std::size_t i = r; i < r + height; ++i)
+        for (std::size_t k = c; k < c + width; ++k) drawn[i * cols + k] = true;
+      paths[fill] += "M" + std::to_string(c) + ' ' + std::to_string(r) + 'h' +
+                     std::to_string(width) + 'v' + std::to_string(height) + "h-" +
+                     std::to_string(width) + 'z';
+    }
+  }
+  for (const auto& [fill, data] : paths)
+    doc << "<path fill=\"" << fill << "\" d=\"" << data << "\"/>\n";
 }
 
 }  // namespace
@@ -122,88 +140,88 @@ void write_heatmap_svg(const std::string& path, const Tensor2& values, const Hea
   const double width = bar_x + bar_w + 8.0 + char_w * 8.0;
   const double height = top + std::max(plot_h + ticks_h + (options.x_label.empty() ? 6.0 : 26.0), bar_h + 12.0);
 
-  std::ostringstream svg;
-  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << px(width) << "\" height=\"" << px(height)
-      << "\" viewBox=\"0 0 " << px(width) << ' ' << px(height)
-      << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  std::ostringstream doc;
+  doc << svg::open(width, height);
   if (!options.title.empty())
-    svg << "<text x=\"" << px(width / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
-        << escape_xml(options.title) << "</text>\n";
+    doc << "<text x=\"" << svg::px(width / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
+        << svg::escape(options.title) << "</text>\n";
 
-  // The cells, in cell units: cell (r, c) is the unit square at (c, r), scaled to pixels.
-  // Small maps (attention weights) also get a tooltip with the exact value.
-  const bool tooltips = rows * cols <= 4096;
-  svg << "<g id=\"cells\" transform=\"translate(" << px(left) << ',' << px(top) << ") scale("
-      << cell_w << ',' << cell_h << ")\" shape-rendering=\"crispEdges\">\n";
-  for (std::size_t r = 0; r < rows; ++r) {
+  // The colour of every cell, row-major.
+  std::vector<std::string> fills(rows * cols);
+  for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c) {
       const float v = values(r, c);
-      const std::string fill = !std::isfinite(v) ? "#999999"
-                               : hi > lo       ? heatmap_colour((v - lo) / (hi - lo), options.colour_scale)
-                                               : heatmap_colour(0.5, options.colour_scale);
-      svg << "<rect x=\"" << c << "\" y=\"" << r << "\" width=\"1\" height=\"1\" fill=\"" << fill << '"';
-      if (tooltips)
-        svg << "><title>" << (options.row_labels.empty() ? std::to_string(r) : escape_xml(options.row_labels[r]))
-            << ", " << (options.column_labels.empty() ? std::to_string(c) : escape_xml(options.column_labels[c]))
-            << ": " << value_text(v) << "</title></rect>";
-      else
-        svg << "/>";
+      fills[r * cols + c] = !std::isfinite(v) ? "#999999"
+                            : hi > lo ? heatmap_colour((v - lo) / (hi - lo), options.colour_scale)
+                                      : heatmap_colour(0.5, options.colour_scale);
     }
-    svg << '\n';
+
+  // The cells, in cell units: cell (r, c) is the unit square at (c, r), scaled to pixels.
+  doc << "<g id=\"cells\" transform=\"translate(" << svg::px(left) << ',' << svg::px(top) << ") scale("
+      << cell_w << ',' << cell_h << ")\" shape-rendering=\"crispEdges\">\n";
+  if (rows * cols <= 4096) {
+    // Small maps (attention weights): one <rect> per cell, with a tooltip giving its value.
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t c = 0; c < cols; ++c)
+        doc << "<rect x=\"" << c << "\" y=\"" << r << "\" width=\"1\" height=\"1\" fill=\""
+            << fills[r * cols + c] << "\"><title>"
+            << (options.row_labels.empty() ? std::to_string(r) : svg::escape(options.row_labels[r]))
+            << ", "
+            << (options.column_labels.empty() ? std::to_string(c)
+                                              : svg::escape(options.column_labels[c]))
+            << ": " << svg::short_number(values(r, c)) << "</title></rect>";
+      doc << '\n';
+    }
+  } else {
+    // Large maps (the positional-encoding table, 100 x 512): no tooltips, and cells of one
+    // colour merged, 0.5 MB instead of the 3 MB of one <rect> per cell.
+    write_merged_cells(doc, fills, rows, cols);
   }
-  svg << "</g>\n<rect x=\"" << px(left) << "\" y=\"" << px(top) << "\" width=\"" << px(plot_w)
-      << "\" height=\"" << px(plot_h) << "\" fill=\"none\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
+  doc << "</g>\n<rect x=\"" << svg::px(left) << "\" y=\"" << svg::px(top) << "\" width=\"" << svg::px(plot_w)
+      << "\" height=\"" << svg::px(plot_h) << "\" fill=\"none\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
 
   // Row labels (or row numbers) on the left, column labels (or numbers) underneath.
   const std::size_t row_step = options.row_labels.empty() ? tick_step(cell_h, 16.0) : tick_step(cell_h, 12.0);
   for (std::size_t r = 0; r < rows; r += row_step) {
-    const std::string text = options.row_labels.empty() ? std::to_string(r) : escape_xml(options.row_labels[r]);
-    svg << "<text x=\"" << px(left - 4) << "\" y=\"" << px(top + (double(r) + 0.5) * cell_h)
+    const std::string text = options.row_labels.empty() ? std::to_string(r) : svg::escape(options.row_labels[r]);
+    doc << "<text x=\"" << svg::px(left - 4) << "\" y=\"" << svg::px(top + (double(r) + 0.5) * cell_h)
         << "\" dy=\"0.35em\" text-anchor=\"end\">" << text << "</text>\n";
   }
   const double ticks_y = top + plot_h + 4.0;
   if (options.column_labels.empty()) {
     for (std::size_t c = 0; c < cols; c += tick_step(cell_w, 36.0))
-      svg << "<text x=\"" << px(left + (double(c) + 0.5) * cell_w) << "\" y=\"" << px(ticks_y + 10.0)
+      doc << "<text x=\"" << svg::px(left + (double(c) + 0.5) * cell_w) << "\" y=\"" << svg::px(ticks_y + 10.0)
           << "\" text-anchor=\"middle\">" << c << "</text>\n";
   } else {
     // Tokens can be long: written at 60 degrees, ending under their column.
     for (std::size_t c = 0; c < cols; c += tick_step(cell_w, 12.0))
-      svg << "<text transform=\"translate(" << px(left + (double(c) + 0.5) * cell_w) << ','
-          << px(ticks_y) << ") rotate(-60)\" dy=\"0.35em\" text-anchor=\"end\">"
-          << escape_xml(options.column_labels[c]) << "</text>\n";
+      doc << "<text transform=\"translate(" << svg::px(left + (double(c) + 0.5) * cell_w) << ','
+          << svg::px(ticks_y) << ") rotate(-60)\" dy=\"0.35em\" text-anchor=\"end\">"
+          << svg::escape(options.column_labels[c]) << "</text>\n";
   }
   if (!options.x_label.empty())
-    svg << "<text x=\"" << px(left + plot_w / 2) << "\" y=\"" << px(top + plot_h + ticks_h + 16.0)
-        << "\" text-anchor=\"middle\">" << escape_xml(options.x_label) << "</text>\n";
+    doc << "<text x=\"" << svg::px(left + plot_w / 2) << "\" y=\"" << svg::px(top + plot_h + ticks_h + 16.0)
+        << "\" text-anchor=\"middle\">" << svg::escape(options.x_label) << "</text>\n";
   if (!options.y_label.empty())
-    svg << "<text transform=\"translate(14," << px(top + plot_h / 2)
-        << ") rotate(-90)\" text-anchor=\"middle\">" << escape_xml(options.y_label) << "</text>\n";
+    doc << "<text transform=\"translate(14," << svg::px(top + plot_h / 2)
+        << ") rotate(-90)\" text-anchor=\"middle\">" << svg::escape(options.y_label) << "</text>\n";
 
   // The colour bar: the scale as a gradient from lo (bottom) to hi (top), with three values.
-  svg << "<defs><linearGradient id=\"colour-scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+  doc << "<defs><linearGradient id=\"colour-scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
   for (int k = 0; k <= 16; ++k)
-    svg << "<stop offset=\"" << k / 16.0 << "\" stop-color=\"" << heatmap_colour(k / 16.0, options.colour_scale)
+    doc << "<stop offset=\"" << k / 16.0 << "\" stop-color=\"" << heatmap_colour(k / 16.0, options.colour_scale)
         << "\"/>";
-  svg << "</linearGradient></defs>\n"
-      << "<rect x=\"" << px(bar_x) << "\" y=\"" << px(top) << "\" width=\"" << px(bar_w) << "\" height=\""
-      << px(bar_h) << "\" fill=\"url(#colour-scale)\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
+  doc << "</linearGradient></defs>\n"
+      << "<rect x=\"" << svg::px(bar_x) << "\" y=\"" << svg::px(top) << "\" width=\"" << svg::px(bar_w) << "\" height=\""
+      << svg::px(bar_h) << "\" fill=\"url(#colour-scale)\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
   for (int k = 0; k <= 2; ++k) {
     const double value = hi - (hi - lo) * k / 2.0;
-    svg << "<text x=\"" << px(bar_x + bar_w + 4.0) << "\" y=\"" << px(top + bar_h * k / 2.0)
-        << "\" dy=\"0.35em\">" << value_text(value) << "</text>\n";
+    doc << "<text x=\"" << svg::px(bar_x + bar_w + 4.0) << "\" y=\"" << svg::px(top + bar_h * k / 2.0)
+        << "\" dy=\"0.35em\">" << svg::short_number(value) << "</text>\n";
   }
-  svg << "</svg>\n";
+  doc << "</svg>\n";
 
-  std::ofstream file(path);
-  if (!file)
-    throw std::runtime_error("write_heatmap_svg: cannot open '" + path +
-                             "' for writing (does its directory exist and is it writable?)");
-  file << svg.str();
-  file.close();
-  if (!file) throw std::runtime_error("write_heatmap_svg: writing '" + path + "' failed");
+  svg::write_file(path, doc.str());
 }
 // [heatmap]
 

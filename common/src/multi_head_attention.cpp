@@ -161,6 +161,98 @@ MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& d_output) 
 }
 // [mha backward]
 
+// [kv cache]
+void KeyValueCache::append(const Tensor4& new_keys, const Tensor4& new_values) {
+  // keys [B, H, L, d_k] + new_keys [B, H, n, d_k] -> [B, H, L + n, d_k]; values likewise.
+  // Growing by one copy per step keeps the layout ScaledDotProductAttention reads. (A
+  // production decoder preallocates max_len rows instead; the copy costs about as much as the
+  // attention reading the cache once, so the step stays O(L) either way.)
+  const auto concatenate = [](const Tensor4& cached, const Tensor4& fresh, const char* name) {
+    if (cached.size() == 0) return fresh;
+    require_shape("KeyValueCache", name, fresh,
+                  {cached.shape(0), cached.shape(1), kAnyExtent, cached.shape(3)},
+                  "(batch, heads, new_len, d_k)");
+    const std::size_t B = cached.shape(0), H = cached.shape(1), d = cached.shape(3);
+    const std::size_t L = cached.shape(2), n = fresh.shape(2);
+    Tensor4 joined = Tensor4::from_shape({B, H, L + n, d});
+    for (std::size_t bh = 0; bh < B * H; ++bh) {  // one [L + n, d] block per (batch, head)
+      float* out = joined.data() + bh * (L + n) * d;
+      const float* old_rows = cached.data() + bh * L * d;
+      const float* new_rows = fresh.data() + bh * n * d;
+      std::copy(old_rows, old_rows + L * d, out);
+      std::copy(new_rows, new_rows + n * d, out + L * d);
+    }
+    return joined;
+  };
+  require(new_keys.shape(2) == new_values.shape(2), "KeyValueCache",
+          "keys " + shape_string(new_keys.shape()) + " and values " +
+              shape_string(new_values.shape()) + " cover different numbers of positions");
+  keys = concatenate(keys, new_keys, "new keys");
+  values = concatenate(values, new_values, "new values");
+}
+// [kv cache]
+
+void KeyValueCache::select_rows(const std::vector<std::size_t>& rows) {
+  // keys [B, H, L, d_k] -> [rows.size(), H, L, d_k]: row i is the old row rows[i].
+  const auto select = [&rows](const Tensor4& x) {
+    const std::size_t row_size = x.size() / x.shape(0);
+    Tensor4 out = Tensor4::from_shape({rows.size(), x.shape(1), x.shape(2), x.shape(3)});
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      require(rows[i] < x.shape(0), "KeyValueCache",
+              "row " + std::to_string(rows[i]) + " selected from a batch of " +
+                  std::to_string(x.shape(0)));
+      std::copy(x.data() + rows[i] * row_size, x.data() + (rows[i] + 1) * row_size,
+                out.data() + i * row_size);
+    }
+    return out;
+  };
+  if (empty()) return;
+  keys = select(keys);
+  values = select(values);
+}
+
+// [mha forward cached]
+Tensor3 MultiHeadAttention::forward_cached(const Tensor3& query_input, const Tensor3* new_memory,
+                                           KeyValueCache& cache, const Mask* mask) {
+  // query_input [B, 1, d_model], new_memory [B, n, d_model] or none,
+  // cache [B, H, L_old, d_k] -> [B, H, L, d_k] with L = L_old + n,
+  // mask [B, 1, L] or none -> output [B, 1, d_model]
+  require_shape(kName, "query_input", query_input, {kAnyExtent, kAnyExtent, d_model_},
+                "(batch, len_q, d_model)");
+  const std::size_t B = query_input.shape(0), Lq = query_input.shape(1);
+  has_forward_ = false;  // a step keeps nothing for backward: backward must follow forward()
+
+  // Only the new rows go through W_K and W_V; earlier rows were projected at earlier steps.
+  if (new_memory) {
+    require_shape(kName, "new_memory", *new_memory, {B, kAnyExtent, d_model_},
+                  "(batch, new_len, d_model)");
+    const Tensor4 new_keys = split_heads(w_k.forward(*new_memory), n_heads_);
+    const Tensor4 new_values = split_heads(w_v.forward(*new_memory), n_heads_);
+    cache.append(new_keys, new_values);
+    trace::step(kName, "append keys to the cache", "K", cache.keys,
+                "batch, heads, cached_len, d_k");
+    trace::step(kName, "append values to the cache", "V", cache.values,
+                "batch, heads, cached_len, d_v");
+  }
+  require(!cache.empty(), kName, "forward_cached: the cache is empty and no new memory was given");
+  require_shape(kName, "cached keys", cache.keys, {B, n_heads_, kAnyExtent, d_k()},
+                "(batch, heads, cached_len, d_k)");
+  if (mask)
+    require_shape(kName, "mask", *mask, {B, Lq, cache.length()}, "(batch, len_q, cached_len)");
+
+  const Tensor4 q_heads = split_heads(w_q.forward(query_input), n_heads_);
+  trace::step(kName, "project and split the new query", "Q", q_heads, "batch, heads, len_q, d_k");
+  Tensor4 context;
+  {
+    trace::Scope scope("ScaledDotProductAttention over the cache, all heads at once");
+    context = attention_.forward(q_heads, cache.keys, cache.values, mask);
+  }
+  Tensor3 output = w_o.forward(concat_heads(context));
+  trace::step(kName, "concat heads, output projection", "output", output, "batch, len_q, d_model");
+  return output;
+}
+// [mha forward cached]
+
 void MultiHeadAttention::collect_parameters(ParameterList& list) {
   list.add_module("w_q", w_q);
   list.add_module("w_k", w_k);

@@ -37,17 +37,23 @@ struct AdamOptions {
 /// `std::copy`); `p.grad = g` may swap in a new buffer that the optimizer never sees.
 class Adam {
  public:
+  /// Zeroed moments for every parameter in `params`, in registration order. Rejects (with
+  /// std::invalid_argument) the settings torch.optim.Adam rejects: β outside [0, 1), ε < 0.
   Adam(const ParameterList& params, AdamOptions options = {});
 
   /// One update of every registered parameter from its current `grad`.
   void step(float learning_rate);
   /// How many updates have been made (the t of the bias correction).
   std::size_t steps_taken() const { return steps_; }
+  /// The constants given to the constructor (to save with a checkpoint, or print).
   const AdamOptions& options() const { return options_; }
 
-  /// The moments of parameter `index` (registration order), flat, as many entries as it has.
+  /// The moments m (first) and v (second) of parameter `index` (registration order), flat, as
+  /// many entries as the parameter has; for checkpoints and for the tests against PyTorch.
+  ///@{
   const std::vector<float>& first_moment(std::size_t index) const;
   const std::vector<float>& second_moment(std::size_t index) const;
+  ///@}
   /// Restores a saved optimizer state, so that training resumes exactly where it stopped:
   /// `first[i]` and `second[i]` for parameter i in registration order. Throws naming the
   /// parameter if a count or size does not match.

@@ -18,6 +18,8 @@ namespace tfm {
 /// (the norm applied twice, no dropout); every block here uses this one definition instead.
 class AddNorm {
  public:
+  /// A LayerNorm over `d_model` features (weight 1, bias 0) and a Dropout with probability
+  /// `dropout` drawing its masks from its own Rng seeded with `dropout_seed`.
   AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed);
 
   /// residual `[B, L, d]`, sublayer_output `[B, L, d]` -> `[B, L, d]`.

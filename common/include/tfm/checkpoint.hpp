@@ -3,16 +3,29 @@
 /// vocabularies, one `.npy` file per named parameter and, optionally, the optimizer's state.
 ///
 /// \code
-/// DIR/config.txt                       key=value, one per line (tfm::Config's keys)
+/// DIR/config.txt                       "# preset NAME", then key=value for every tfm::Config key
 /// DIR/src_vocabulary.txt               tfm::Vocabulary::save
 /// DIR/tgt_vocabulary.txt
-/// DIR/parameters/<name>.npy            e.g. parameters/encoder.layers.0.self_attn.w_q.weight.npy
+/// DIR/parameters/<name>.npy            float32, e.g. parameters/encoder.layers.0.self_attn.w_q.weight.npy
 /// DIR/optimizer/state.txt              steps=N        (only with an optimizer)
-/// DIR/optimizer/<name>.m.npy, .v.npy   Adam's moments
+/// DIR/optimizer/<name>.m.npy, .v.npy   Adam's first and second moments
 /// \endcode
 ///
-/// Writing is atomic: everything goes to a temporary directory beside DIR, which then replaces
-/// DIR by renames, so a failed save (a full disk, a crash) leaves the previous checkpoint intact.
+/// The parameter names are PyTorch `state_dict` names, so `tools/checkpoint_interop.py` moves a
+/// checkpoint into a PyTorch model (and back) by name, with `numpy.load` / `numpy.save`.
+///
+/// Writing is atomic: everything goes to a fresh directory beside DIR (`DIR.saving.<pid>.<n>`),
+/// which then replaces DIR by two renames, so a save that fails (a full disk, a bad name) leaves
+/// the previous checkpoint as it was. Were the process killed exactly between the two renames,
+/// the previous checkpoint would survive as `DIR.previous.<pid>.<n>`.
+///
+/// Reading checks everything before changing anything: a missing, extra, truncated or
+/// wrongly-shaped parameter, or a malformed configuration, is a CheckpointError that names the
+/// file and the problem, and the model (or optimizer) is left untouched.
+///
+/// Not saved: the state of the model's random generator (dropout). Training resumed from a
+/// checkpoint repeats uninterrupted training exactly when dropout is 0; with dropout it draws
+/// other masks.
 #pragma once
 
 #include <stdexcept>
@@ -40,11 +53,18 @@ struct CheckpointHeader {
 };
 
 /// Writes a checkpoint of `params` (and of `optimizer`'s state, unless null) to `dir`, atomically.
+/// `dir` may already hold a checkpoint, which is replaced; any other existing file or non-empty
+/// directory is refused (a typo must not delete a folder). Also refused, before anything is
+/// written: a vocabulary larger than the configuration's vocabulary size, and a parameter name
+/// that cannot be a file name (empty, starting with '.', containing '/') or is registered twice.
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer = nullptr);
 
-/// Reads the configuration and vocabularies of the checkpoint in `dir`. An unknown or malformed
-/// configuration line is a CheckpointError naming the file and the line.
+/// Reads the configuration and vocabularies of the checkpoint in `dir`. An unknown, repeated or
+/// malformed configuration line is a CheckpointError naming the file and the line, and so is a
+/// missing key that defines the network (sizes, layers, heads, biases, shared embedding,
+/// max_len). A missing training key (a checkpoint written before the key existed) keeps
+/// Config's default.
 CheckpointHeader read_checkpoint_header(const std::string& dir);
 
 /// Copies the weights saved in `dir` into `params`, after checking that every registered
@@ -55,8 +75,9 @@ void load_parameters(const std::string& dir, const ParameterList& params);
 /// Does the checkpoint in `dir` hold an optimizer state?
 bool has_optimizer_state(const std::string& dir);
 
-/// Restores `optimizer`'s step count and moments from `dir` (the same parameters in the same
-/// order as when it was saved; checked).
+/// Restores `optimizer`'s step count and moments from `dir`; `params` are the parameters the
+/// optimizer was built on (their names find the files, their shapes are checked). Nothing is
+/// changed unless everything checks out.
 void load_optimizer_state(const std::string& dir, const ParameterList& params, Adam& optimizer);
 
 /// Throws CheckpointError unless `saved` equals `expected`; names the first differing id.

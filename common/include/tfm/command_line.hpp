@@ -19,6 +19,8 @@ class UsageError : public std::invalid_argument {
 /// Declares options, parses `argv`, and answers `--help`.
 class CommandLine {
  public:
+  /// `program` is the executable's name, used in the usage line and in error messages;
+  /// `summary` is the paragraph `--help` prints under the usage line.
   CommandLine(std::string program, std::string summary);
 
   /// An option that takes one value: `--name VALUE`.

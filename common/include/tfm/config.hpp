@@ -30,7 +30,10 @@ struct Config {
   std::size_t src_len = 8;          ///< Source sequence length of a batch.
   std::size_t tgt_len = 8;          ///< Target sequence length of a batch.
   std::size_t batch_size = 4;       ///< Sequences per batch.
-  float learning_rate = 1e-3f;      ///< Adam's step size.
+  float learning_rate = 1e-3f;      ///< Adam's step size (the peak, when warming up).
+  std::size_t warmup_steps = 0;     ///< 0: constant rate; else the paper's schedule peaking here.
+  float label_smoothing = 0.0f;     ///< Share of each target's probability spread over the vocabulary.
+  float clip_norm = 1.0f;           ///< Gradient-norm clipping threshold (0: none).
 
   /// Width of one head's queries and keys, d_k = d_model / n_heads.
   std::size_t d_k() const { return d_model / n_heads; }
@@ -63,6 +66,7 @@ struct ParameterCount {
   std::string component;  ///< e.g. "encoder layer (x6)"
   std::size_t each;       ///< parameters of one instance
   std::size_t copies;     ///< how many instances the model has
+  /// Parameters of all instances together: each × copies.
   std::size_t total() const { return each * copies; }
 };
 
@@ -73,11 +77,17 @@ std::size_t total_parameters(const Config& config);
 
 /// Per-component formulas, shared by the table above and the model's own registry tests.
 namespace count {
+/// A weight `[out, in]` plus, if `bias`, a bias `[out]`.
 std::size_t linear(std::size_t in, std::size_t out, bool bias);
+/// W_Q, W_K, W_V and W_O, each d_model -> d_model (the heads split d_model, they add nothing).
 std::size_t multi_head_attention(const Config& c);
+/// d_model -> d_ff -> d_model.
 std::size_t feed_forward(const Config& c);
+/// A gain and a shift per feature: 2 · d_model.
 std::size_t layer_norm(const Config& c);
+/// Self-attention, feed-forward and two LayerNorms.
 std::size_t encoder_layer(const Config& c);
+/// Masked self-attention, cross-attention, feed-forward and three LayerNorms.
 std::size_t decoder_layer(const Config& c);
 }  // namespace count
 

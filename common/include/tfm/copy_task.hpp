@@ -27,7 +27,9 @@ class CopyTask {
   /// The defaults are the Annotated Transformer's: 10 symbols, length 10.
   explicit CopyTask(std::size_t num_symbols = 10, std::size_t length = 10);
 
+  /// The special tokens plus "1" .. "num_symbols"; source and target share it.
   const Vocabulary& vocabulary() const { return vocabulary_; }
+  /// How many ordinary symbols a sequence is drawn from (special tokens not counted).
   std::size_t num_symbols() const { return num_symbols_; }
   /// Source length L; the decoder sides have L + 1 (for `<bos>` / `<eos>`).
   std::size_t length() const { return length_; }

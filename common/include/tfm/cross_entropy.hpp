@@ -38,8 +38,11 @@ class CrossEntropy {
 
   /// How many positions the last forward averaged over.
   std::size_t counted_tokens() const { return counted_; }
+  /// The settings given to the constructor: the target id that is not counted, and ε.
+  ///@{
   std::int32_t ignore_id() const { return ignore_id_; }
   float label_smoothing() const { return smoothing_; }
+  ///@}
 
  private:
   std::int32_t ignore_id_;

@@ -25,9 +25,9 @@ namespace tfm {
 ///   that follows `tgt_in[b, t]`, so `tgt_in` is `tgt_out` shifted right by one.
 ///   It ends with `<eos>` (or, for a window of text, is the window itself).
 struct Batch {
-  TokenIds src;
-  TokenIds tgt_in;
-  TokenIds tgt_out;
+  TokenIds src;      ///< `[batch, src_len]`, the encoder's input
+  TokenIds tgt_in;   ///< `[batch, tgt_len]`, the decoder's input, `<bos>` first
+  TokenIds tgt_out;  ///< `[batch, tgt_len]`, the labels: tgt_in shifted left by one
 
   /// Number of examples (rows).
   std::size_t size() const { return src.shape(0); }

@@ -33,8 +33,11 @@ class Embedding {
   /// Registers `weight`.
   void collect_parameters(ParameterList& list);
 
+  /// The table's shape `[vocab_size, d_model]`: ids it accepts, and the width of a vector.
+  ///@{
   std::size_t vocab_size() const { return vocab_; }
   std::size_t d_model() const { return d_model_; }
+  ///@}
   /// √d_model, the factor forward multiplies by.
   float scale() const { return scale_; }
 

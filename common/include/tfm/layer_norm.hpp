@@ -31,8 +31,11 @@ class LayerNorm {
   /// Registers `weight` and `bias`.
   void collect_parameters(ParameterList& list);
 
+  /// The settings given to the constructor: the normalised width, and the ε added to σ².
+  ///@{
   std::size_t d_model() const { return d_; }
   float eps() const { return eps_; }
+  ///@}
 
   Param<1> weight;  ///< `[d_model]`, the learned scale
   Param<1> bias;    ///< `[d_model]`, the learned shift

@@ -29,7 +29,9 @@ class LearningRateSchedule {
   /// One line for logs, e.g. "noam: 1 * 512^-0.5 * min(step^-0.5, step * 4000^-1.5), peak 6.99e-04 at step 4000".
   std::string describe() const;
 
+  /// Was the schedule made by noam() (rather than constant())?
   bool is_noam() const { return kind_ == Kind::kNoam; }
+  /// The step at which noam() peaks; 0 for a constant rate.
   std::size_t warmup_steps() const { return warmup_; }
 
  private:

@@ -24,8 +24,11 @@ class Linear {
   /// Registers `weight` and (if present) `bias`.
   void collect_parameters(ParameterList& list);
 
+  /// The sizes given to the constructor: width of an input vector, width of an output vector.
+  ///@{
   std::size_t in_features() const { return in_; }
   std::size_t out_features() const { return out_; }
+  ///@}
 
   Param<2> weight;  ///< `[out, in]`
   Param<1> bias;    ///< `[out]`, or empty when the layer has no bias

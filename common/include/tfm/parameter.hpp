@@ -19,8 +19,8 @@ namespace tfm {
 /// Backward passes *accumulate* into `grad`; `zero_grad` clears it between steps.
 template <std::size_t N>
 struct Param {
-  xt::xtensor<float, N> value;
-  xt::xtensor<float, N> grad;
+  xt::xtensor<float, N> value;  ///< what forward uses, and what the optimizer updates
+  xt::xtensor<float, N> grad;   ///< d loss / d value, same shape; sums every backward since zero_grad
 
   /// A parameter of the given shape, zero-filled, with a zero gradient.
   static Param zeros(const typename xt::xtensor<float, N>::shape_type& shape) {
@@ -32,11 +32,11 @@ struct Param {
 
 /// One registered parameter: its full name, shape, and flat views of value and gradient.
 struct ParameterRef {
-  std::string name;
-  std::vector<std::size_t> shape;
-  float* value;
-  float* grad;
-  std::size_t size;
+  std::string name;                ///< state_dict name, e.g. `encoder.layers.0.norm1.bias`
+  std::vector<std::size_t> shape;  ///< e.g. `{d_model}` for that bias
+  float* value;                    ///< `size` floats, row-major, owned by the layer's Param
+  float* grad;                     ///< `size` floats, the matching gradient entries
+  std::size_t size;                ///< number of entries, the product of `shape`
 };
 
 /// The parameters of a model, in registration order.
@@ -61,9 +61,14 @@ class ParameterList {
     prefix_ = saved;
   }
 
+  /// Every registered parameter, in registration order (the order of a PyTorch state_dict).
   const std::vector<ParameterRef>& refs() const { return refs_; }
+  /// Iteration over refs(), for `for (const ParameterRef& p : list)`.
+  ///@{
   auto begin() const { return refs_.begin(); }
   auto end() const { return refs_.end(); }
+  ///@}
+  /// Number of registered tensors (not of numbers: that is count()).
   std::size_t size() const { return refs_.size(); }
   /// The parameter called `name`; throws std::out_of_range naming it if there is none.
   const ParameterRef& at(const std::string& name) const;

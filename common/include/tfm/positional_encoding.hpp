@@ -38,8 +38,11 @@ class PositionalEncoding {
 
   /// The whole table, `[max_len, d_model]`.
   const Tensor2& table() const { return table_; }
+  /// The table's shape `[max_len, d_model]`: the longest sequence it can encode, and its width.
+  ///@{
   std::size_t max_len() const { return table_.shape(0); }
   std::size_t d_model() const { return table_.shape(1); }
+  ///@}
 
  private:
   Tensor2 table_;

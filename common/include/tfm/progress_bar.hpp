@@ -20,7 +20,9 @@ struct TrainingProgress {
   double elapsed_seconds = 0.0;     ///< wall time since training started
 };
 
-/// `[##########..........]  120/400  loss 1.234  lr 1.0e-03  5,123 tok/s  0:45 < 1:30`.
+/// One line of training progress, ending with the time elapsed < the time still to go:
+///
+///     [##########..........]  120/400  loss 1.234  lr 1.0e-03  5,123 tok/s  0:45 < 1:30
 ///
 /// On a terminal the line rewrites itself (at most ten times a second); when the output is a
 /// file or a pipe it prints a plain line every `plain_every` steps instead, so logs stay readable.

@@ -15,12 +15,23 @@ namespace tfm {
 /// xoshiro256** seeded through splitmix64.
 class Rng {
  public:
+  /// Equal seeds give equal sequences, on every machine; any value, 0 included, is a good seed.
   explicit Rng(std::uint64_t seed = 0);
 
-  /// 64 random bits.
-  std::uint64_t next_u64();
+  /// 64 random bits (inline: dropout draws one number per activation).
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
   /// Uniform in [0, 1), with 24 bits of precision (exact in float).
-  float uniform();
+  float uniform() { return static_cast<float>(next_u64() >> 40) * 0x1.0p-24f; }
   /// Uniform in [low, high).
   float uniform(float low, float high) { return low + (high - low) * uniform(); }
   /// Standard normal, N(0, 1).
@@ -40,6 +51,7 @@ class Rng {
   }
 
  private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];
   bool has_spare_ = false;
   float spare_ = 0.0f;

@@ -23,8 +23,8 @@ namespace tfm {
 
 /// One source sentence and its translation, words separated by spaces.
 struct SentencePair {
-  std::string source;
-  std::string target;
+  std::string source;  ///< what the encoder reads, e.g. `ich mochte ein bier`
+  std::string target;  ///< the translation, without `<bos>`/`<eos>`, e.g. `i want a beer .`
 };
 
 /// A handful of sentence pairs with word vocabularies of their own for each side.
@@ -37,12 +37,21 @@ class ToyTranslation {
   ToyTranslation(std::vector<SentencePair> pairs, Vocabulary source_vocabulary,
                  Vocabulary target_vocabulary, std::size_t src_len, std::size_t tgt_len);
 
+  /// Number of sentence pairs.
   std::size_t size() const { return pairs_.size(); }
+  /// Pair `i` as given; throws std::out_of_range for i >= size().
   const SentencePair& pair(std::size_t i) const { return pairs_.at(i); }
+  /// The words of each side: the source's for the encoder's embedding, the target's for the
+  /// decoder's embedding and the output projection.
+  ///@{
   const Vocabulary& source_vocabulary() const { return source_vocabulary_; }
   const Vocabulary& target_vocabulary() const { return target_vocabulary_; }
+  ///@}
+  /// Padded lengths: columns of `src`, and of `tgt_in` / `tgt_out` (which count `<bos>`/`<eos>`).
+  ///@{
   std::size_t src_len() const { return src_len_; }
   std::size_t tgt_len() const { return tgt_len_; }
+  ///@}
 
   /// The pairs `indices`, in that order, padded with `<pad>`:
   /// src `[n, src_len]`, tgt_in `[n, tgt_len]` (`<bos>` + target), tgt_out `[n, tgt_len]`

@@ -52,6 +52,7 @@ void note(const std::string& text);
 /// every line written until it is destroyed.
 class Scope {
  public:
+  /// Prints `title` at the current depth (only when the trace is on), then indents one level.
   explicit Scope(const std::string& title);
   ~Scope();
   Scope(const Scope&) = delete;
@@ -64,6 +65,7 @@ class Scope {
 /// Turns the trace on (or off) for the lifetime of the object and restores it after.
 class Enable {
  public:
+  /// `on` = false silences the trace inside a block, e.g. around a helper's own forward pass.
   explicit Enable(bool on = true) : previous_(set_enabled(on)) {}
   ~Enable() { set_enabled(previous_); }
   Enable(const Enable&) = delete;

@@ -58,12 +58,14 @@ class Vocabulary {
   /// characters) a symbol that is not exactly one character.
   Vocabulary(Tokenization tokenization, const std::vector<std::string>& symbols);
 
+  /// Whether split() cuts text into characters or into words.
   Tokenization tokenization() const { return tokenization_; }
   /// Number of ids, reserved ones included.
   std::size_t size() const { return symbols_.size(); }
   /// Every symbol in id order, starting with `<pad>`, `<bos>`, `<eos>`, `<unk>`.
   const std::vector<std::string>& symbols() const { return symbols_; }
 
+  /// Does `symbol` have an id? (The reserved names such as `<pad>` do.)
   bool contains(const std::string& symbol) const { return ids_.count(symbol) != 0; }
   /// The id of a symbol; throws VocabularyError if it is not in the vocabulary.
   std::int32_t id(const std::string& symbol) const;
@@ -84,10 +86,14 @@ class Vocabulary {
   /// a missing header, missing or misplaced reserved symbols, bad escapes or duplicates.
   static Vocabulary load(const std::string& path);
 
+  /// Equal vocabularies give every symbol the same id: same tokenization, same symbols in the
+  /// same order (e.g. a loaded checkpoint's vocabulary against the data's).
+  ///@{
   bool operator==(const Vocabulary& other) const {
     return tokenization_ == other.tokenization_ && symbols_ == other.symbols_;
   }
   bool operator!=(const Vocabulary& other) const { return !(*this == other); }
+  ///@}
 
  private:
   Tokenization tokenization_;

@@ -71,7 +71,9 @@ class VowelRestoration {
   /// missing, unreadable or empty file, and std::invalid_argument as above.
   static VowelRestoration from_file(const std::string& path, const VowelOptions& options = {});
 
+  /// vowel_vocabulary(), shared by the encoder and the decoder.
   const Vocabulary& vocabulary() const { return vocabulary_; }
+  /// The window, stride and held-out share given to the constructor.
   const VowelOptions& options() const { return options_; }
   /// The file (or name) the text came from.
   const std::string& source() const { return source_; }

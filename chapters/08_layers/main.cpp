@@ -1,0 +1,165 @@
+// Chapter 08: the encoder layer and the decoder layer.
+//
+// A layer wraps each sub-layer (attention, feed-forward) in "Add & Norm": the sub-layer's output
+// is added to its input (the residual connection) and the sum is normalised,
+// LayerNorm(x + Dropout(sublayer(x))). The encoder layer has two sub-layers, the decoder layer
+// three: masked self-attention, cross-attention over the encoder's output, feed-forward.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tfm/command_line.hpp"
+#include "tfm/config.hpp"
+#include "tfm/decoder_layer.hpp"
+#include "tfm/encoder_layer.hpp"
+#include "tfm/mask.hpp"
+#include "tfm/random.hpp"
+#include "tfm/toy_translation.hpp"
+#include "tfm/trace.hpp"
+
+namespace {
+
+tfm::Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, tfm::Rng& rng) {
+  tfm::Tensor3 t = tfm::Tensor3::from_shape({batch, len, d});
+  rng.fill_normal(t, 0.0f, 1.0f);
+  return t;
+}
+
+// Parameters per sub-layer: the registry's names grouped by their first part (self_attn, norm1, ...).
+void print_parameter_groups(const char* title, const tfm::ParameterList& params) {
+  std::printf("%s\n", title);
+  std::vector<std::pair<std::string, std::size_t>> groups;
+  for (const tfm::ParameterRef& p : params) {
+    const std::string group = p.name.substr(0, p.name.find('.'));
+    if (groups.empty() || groups.back().first != group) groups.emplace_back(group, 0);
+    groups.back().second += p.size;
+  }
+  for (const auto& [group, count] : groups) std::printf("  %-12s %10zu\n", group.c_str(), count);
+  std::printf("  %-12s %10zu\n", "total", params.count());
+}
+
+// Largest |mean| and the range of the standard deviations over the rows of y [B, L, d].
+void print_row_statistics(const char* what, const tfm::Tensor3& y) {
+  const std::size_t rows = y.shape(0) * y.shape(1), d = y.shape(2);
+  double worst_mean = 0.0, min_std = INFINITY, max_std = 0.0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = y.data() + r * d;
+    double mean = 0.0, square = 0.0;
+    for (std::size_t j = 0; j < d; ++j) mean += row[j];
+    mean /= double(d);
+    for (std::size_t j = 0; j < d; ++j) square += (row[j] - mean) * (row[j] - mean);
+    const double std_dev = std::sqrt(square / double(d));
+    worst_mean = std::max(worst_mean, std::abs(mean));
+    min_std = std::min(min_std, std_dev);
+    max_std = std::max(max_std, std_dev);
+  }
+  std::printf("%s: every row has mean 0 (largest |mean| %.1e) and standard deviation %.5f .. %.5f\n",
+              what, worst_mean, min_std, max_std);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli("ch08_layers",
+                         "Chapter 08: one encoder layer and one decoder layer, forward and "
+                         "backward, with the shape of every step.");
+    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "nlp-tutorial")
+        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+        .option("--seed", "N", "seed of the weights, the dropout masks and the stand-in vectors", "0");
+    if (!cli.parse(argc, argv)) return 0;
+    tfm::Config config = tfm::preset(cli.value("--preset"));
+    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+    config.validate();
+    const std::size_t d = config.d_model;
+
+    // [build layers]
+    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::EncoderLayer encoder_layer(config, rng);
+    tfm::DecoderLayer decoder_layer(config, rng);
+    // [build layers]
+    std::printf("Preset '%s': d_model = %zu, %zu heads, d_ff = %zu, dropout p = %.2f, bias: %s\n\n",
+                config.preset.c_str(), d, config.n_heads, config.d_ff, double(config.dropout),
+                config.attention_bias ? "yes" : "no");
+    print_parameter_groups("Encoder layer parameters", tfm::parameters_of(encoder_layer));
+    print_parameter_groups("Decoder layer parameters", tfm::parameters_of(decoder_layer));
+
+    // nlp-tutorial's two sentence pairs give the masks (source sentence 0 ends in <pad>); the
+    // layers only need vectors of width d_model: stand-ins from N(0, 1).
+    const tfm::ToyTranslation data;
+    const tfm::Batch batch = data.all();
+    const std::size_t B = batch.size(), S = batch.src.shape(1), T = batch.tgt_in.shape(1);
+    const tfm::Tensor3 x = random_normal(B, S, d, rng);  // the source side, [B, S, d]
+    const tfm::Tensor3 y = random_normal(B, T, d, rng);  // the target side, [B, T, d]
+    const tfm::Mask src_mask = tfm::padding_mask(batch.src, S);
+    const tfm::Mask tgt_mask = tfm::decoder_self_mask(batch.tgt_in);
+    const tfm::Mask cross_mask = tfm::padding_mask(batch.src, T);
+
+    // [run layers]
+    tfm::Tensor3 memory, output;
+    std::printf("\n");
+    {
+      tfm::trace::Enable trace;
+      tfm::trace::Scope scope("EncoderLayer");
+      tfm::trace::step("Input", "source stand-ins", "x", x, "batch, src_len, d_model");
+      memory = encoder_layer.forward(x, &src_mask);
+    }
+    std::printf("\n");
+    {
+      tfm::trace::Enable trace;
+      tfm::trace::Scope scope("DecoderLayer (memory = the encoder layer's output)");
+      tfm::trace::step("Input", "target stand-ins", "y", y, "batch, tgt_len, d_model");
+      output = decoder_layer.forward(y, memory, &tgt_mask, &cross_mask);
+    }
+    // [run layers]
+    std::printf("\n");
+    print_row_statistics("Encoder layer output", memory);
+    print_row_statistics("Decoder layer output", output);
+    std::printf("(post-norm: each layer ends in a LayerNorm, weight 1 and bias 0 before training)\n");
+
+    // [run backward]
+    // Backward from a stand-in upstream gradient dL/d(output) from N(0, 1) (a gradient of ones
+    // would vanish in the final LayerNorm: it removes any shift shared by a whole row). The
+    // decoder layer returns the gradient of its input y AND of memory; memory's gradient is
+    // where the encoder layer's backward starts.
+    const tfm::Tensor3 d_output = random_normal(B, T, d, rng);
+    std::printf("\n");
+    tfm::DecoderLayer::Grads decoder_grads;
+    tfm::Tensor3 dx;
+    {
+      tfm::trace::Enable trace;
+      {
+        tfm::trace::Scope scope("DecoderLayer backward");
+        decoder_grads = decoder_layer.backward(d_output);
+        tfm::trace::step("Chapter", "gradient of the decoder input", "d_y", decoder_grads.x,
+                         "batch, tgt_len, d_model");
+        tfm::trace::step("Chapter", "gradient of the encoder output", "d_memory",
+                         decoder_grads.memory, "batch, src_len, d_model");
+      }
+      tfm::trace::Scope scope("EncoderLayer backward (upstream gradient: d_memory)");
+      dx = encoder_layer.backward(decoder_grads.memory);
+      tfm::trace::step("Chapter", "gradient of the encoder input", "d_x", dx,
+                       "batch, src_len, d_model");
+      for (const tfm::ParameterRef& p : tfm::parameters_of(encoder_layer))
+        tfm::trace::write_step("Chapter", "parameter gradient", "d_" + p.name,
+                               tfm::shape_string(p.shape), "");
+    }
+    // [run backward]
+
+    // [memory gradient]
+    // Cross-attention gives a <pad> key the weight 0, so no gradient flows back to it: the
+    // memory rows of padded source positions get exactly 0.
+    std::printf("\nLargest |d_memory| of every source position of sentence 0:\n");
+    for (std::size_t j = 0; j < S; ++j) {
+      float largest = 0.0f;
+      for (std::size_t k = 0; k < d; ++k)
+        largest = std::max(largest, std::abs(decoder_grads.memory(0, j, k)));
+      std::printf("  %-8s %.4g\n", data.source_vocabulary().symbol(batch.src(0, j)).c_str(),
+                  double(largest));
+    }
+    // [memory gradient]
+    return 0;
+  });
+}

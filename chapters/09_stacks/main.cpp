@@ -1,0 +1,175 @@
+// Chapter 09: the encoder stack and the decoder stack.
+//
+// Each stack turns token ids into vectors (embedding times sqrt(d_model), plus the positional
+// encoding, then dropout) and runs them through N layers of chapter 08, each on the previous
+// one's output. Every decoder layer reads the same encoder output, the "memory".
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tfm/command_line.hpp"
+#include "tfm/config.hpp"
+#include "tfm/decoder.hpp"
+#include "tfm/embedding.hpp"
+#include "tfm/encoder.hpp"
+#include "tfm/mask.hpp"
+#include "tfm/random.hpp"
+#include "tfm/toy_translation.hpp"
+#include "tfm/trace.hpp"
+
+namespace {
+
+// Prints a captured trace with every layer folded into three lines: its title, how many steps
+// it took (chapter 08 shows them one by one) and its last step, the layer's output.
+void print_with_layers_folded(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  auto indent = [](const std::string& line) { return line.find_first_not_of(' '); };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t depth = indent(lines[i]);
+    const std::string title = lines[i].substr(depth);
+    const bool layer = title.rfind("encoder layer ", 0) == 0 || title.rfind("decoder layer ", 0) == 0;
+    if (!layer) {
+      std::printf("%s\n", lines[i].c_str());
+      continue;
+    }
+    std::size_t steps = 0, end = i + 1;
+    for (; end < lines.size() && indent(lines[end]) > depth; ++end)
+      if (lines[end].find(" -> [") != std::string::npos) ++steps;
+    std::printf("%s   (%zu steps, as in chapter 08; its output:)\n", lines[i].c_str(), steps);
+    const std::string& last = lines[end - 1];
+    std::printf("%s  %s\n", std::string(depth, ' ').c_str(), last.substr(indent(last)).c_str());
+    i = end - 1;
+  }
+}
+
+// The vocabulary entries whose row of the table received a non-zero gradient.
+std::string rows_with_gradient(const tfm::Embedding& table, const tfm::Vocabulary& vocabulary) {
+  std::string out;
+  for (std::size_t v = 0; v < table.vocab_size(); ++v) {
+    bool nonzero = false;
+    for (std::size_t j = 0; j < table.d_model(); ++j) nonzero = nonzero || table.weight.grad(v, j) != 0.0f;
+    if (nonzero) out += " " + vocabulary.symbol(static_cast<std::int32_t>(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli("ch09_stacks",
+                         "Chapter 09: the encoder and decoder stacks on nlp-tutorial's sentence "
+                         "pairs, forward and backward, with the shape of every step.");
+    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "nlp-tutorial")
+        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+        .option("--seed", "N", "seed of the weights, the dropout masks and the upstream gradient", "0");
+    if (!cli.parse(argc, argv)) return 0;
+    tfm::Config config = tfm::preset(cli.value("--preset"));
+    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+
+    // nlp-tutorial's two sentence pairs, with their own word vocabularies (chapter 02).
+    const tfm::ToyTranslation data;
+    const tfm::Batch batch = data.all();
+    config.src_vocab_size = data.source_vocabulary().size();
+    config.tgt_vocab_size = data.target_vocabulary().size();
+    config.validate();
+    std::printf(
+        "Preset '%s': d_model = %zu, %zu + %zu layers, dropout p = %.2f; vocabularies of %zu "
+        "source and %zu target words (with <pad>, <bos>, <eos>, <unk>)\n\n",
+        config.preset.c_str(), config.d_model, config.n_encoder_layers, config.n_decoder_layers,
+        double(config.dropout), config.src_vocab_size, config.tgt_vocab_size);
+
+    // [build stacks]
+    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Embedding src_embedding(config.src_vocab_size, config.d_model, rng);
+    tfm::Embedding tgt_embedding(config.tgt_vocab_size, config.d_model, rng);
+    tfm::Encoder encoder(config, src_embedding, rng);
+    tfm::Decoder decoder(config, tgt_embedding, rng);
+    // [build stacks]
+
+    // [run stacks]
+    const std::size_t S = batch.src.shape(1), T = batch.tgt_in.shape(1);
+    const tfm::Mask src_mask = tfm::padding_mask(batch.src, S);
+    const tfm::Mask tgt_mask = tfm::decoder_self_mask(batch.tgt_in);
+    const tfm::Mask cross_mask = tfm::padding_mask(batch.src, T);
+    tfm::Tensor3 memory, hidden;
+    std::string trace_text;
+    {
+      tfm::trace::Capture capture;  // the library's trace, folded below for readability
+      tfm::trace::step("Input", "source ids", "src", batch.src, "batch, src_len");
+      memory = encoder.forward(batch.src, &src_mask);
+      tfm::trace::step("Input", "target ids (<bos> first)", "tgt_in", batch.tgt_in, "batch, tgt_len");
+      hidden = decoder.forward(batch.tgt_in, memory, &tgt_mask, &cross_mask);
+      trace_text = capture.text();
+    }
+    // [run stacks]
+    print_with_layers_folded(trace_text);
+
+    // [run backward]
+    // A stand-in upstream gradient dL/d(hidden) from N(0, 1). The decoder's backward returns
+    // the gradient of memory, summed over its layers (every one of them read memory); the
+    // encoder's backward starts from it. Each stack ends by scattering its gradient into the
+    // rows of its embedding table that its ids looked up.
+    tfm::Tensor3 d_hidden = tfm::Tensor3::from_shape(hidden.shape());
+    rng.fill_normal(d_hidden, 0.0f, 1.0f);
+    const tfm::Tensor3 d_memory = decoder.backward(d_hidden);
+    encoder.backward(d_memory);
+    // [run backward]
+    std::printf("\n");
+    {
+      tfm::trace::Enable trace;  // the layers' backward steps are in chapter 08; these are the stacks'
+      tfm::trace::Scope scope("Backward");
+      tfm::trace::step("Input", "upstream gradient", "d_hidden", d_hidden, "batch, tgt_len, d_model");
+      tfm::trace::step("Decoder", "summed over its layers", "d_memory", d_memory,
+                       "batch, src_len, d_model");
+      tfm::trace::step("Encoder", "source table's gradient", "d_src_embedding",
+                       src_embedding.weight.grad, "src_vocab, d_model");
+      tfm::trace::step("Decoder", "target table's gradient", "d_tgt_embedding",
+                       tgt_embedding.weight.grad, "tgt_vocab, d_model");
+    }
+    std::printf("\nRows with a gradient\n  source table:%s\n  target table:%s\n",
+                rows_with_gradient(src_embedding, data.source_vocabulary()).c_str(),
+                rows_with_gradient(tgt_embedding, data.target_vocabulary()).c_str());
+    std::printf("(the source <pad> row gets none: no real position attends to it, and the\n"
+                " decoder never reads it)\n");
+
+    // [shared table]
+    // Reference 000 shares one table between source and target. Here one table of
+    // max(source, target) rows serves both stacks: its gradient is the sum of the two scatters,
+    // the encoder's at the source ids and the decoder's at the target ids.
+    tfm::Rng shared_rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Embedding shared(std::max(config.src_vocab_size, config.tgt_vocab_size), config.d_model,
+                          shared_rng);
+    tfm::Encoder shared_encoder(config, shared, shared_rng);
+    tfm::Decoder shared_decoder(config, shared, shared_rng);
+    shared_decoder.forward(batch.tgt_in, shared_encoder.forward(batch.src, &src_mask), &tgt_mask,
+                           &cross_mask);
+    const tfm::Tensor3 d_shared_memory = shared_decoder.backward(d_hidden);
+    const tfm::Tensor2 decoder_part = shared.weight.grad;
+    shared_encoder.backward(d_shared_memory);
+    const tfm::Tensor2 encoder_part = shared.weight.grad - decoder_part;
+    // [shared table]
+    std::printf("\nOne shared table: the size of the gradient of every row, by stack\n");
+    std::printf("  %-4s %-8s %-8s %10s %10s %10s\n", "row", "source", "target", "encoder", "decoder",
+                "table");
+    for (std::size_t v = 0; v < shared.vocab_size(); ++v) {
+      const auto norm = [&](const tfm::Tensor2& g) {
+        double sum = 0.0;
+        for (std::size_t j = 0; j < shared.d_model(); ++j) sum += double(g(v, j)) * g(v, j);
+        return std::sqrt(sum);
+      };
+      const auto word = [&](const tfm::Vocabulary& vocabulary) {
+        return v < vocabulary.size() ? vocabulary.symbol(static_cast<std::int32_t>(v)) : "";
+      };
+      std::printf("  %-4zu %-8s %-8s %10.3f %10.3f %10.3f\n", v,
+                  word(data.source_vocabulary()).c_str(), word(data.target_vocabulary()).c_str(),
+                  norm(encoder_part), norm(decoder_part), norm(shared.weight.grad));
+    }
+    return 0;
+  });
+}

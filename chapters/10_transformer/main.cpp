@@ -1,0 +1,221 @@
+// Chapter 10: the Transformer.
+//
+// The whole model: the masks built from the batch, the encoder stack, the decoder stack reading
+// the encoder's output, and a last linear layer from d_model to the target vocabulary. Run on
+// reference 000's test (the paper's base sizes, src [32, 10], trg [32, 20] of random ids), with
+// the parameter count of every part, the time of the forward pass, and on a tiny model the
+// causal mask at work.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tfm/command_line.hpp"
+#include "tfm/config.hpp"
+#include "tfm/random.hpp"
+#include "tfm/trace.hpp"
+#include "tfm/transformer.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// torch.randint(0, vocab, (batch, len)) from a seeded Rng. Like randint it may draw id 0, which
+// the masks then treat as padding, exactly as reference 000's masks (x != 0) do.
+tfm::TokenIds random_ids(std::size_t batch, std::size_t len, std::size_t vocab, tfm::Rng& rng) {
+  tfm::TokenIds ids = tfm::TokenIds::from_shape({batch, len});
+  for (auto& id : ids) id = static_cast<std::int32_t>(rng.below(vocab));
+  return ids;
+}
+
+// Prints a captured trace in full for layer 0 of each stack; a later layer whose steps are
+// line for line those of layer 0 (same steps, same shapes) is summarised in one line.
+void print_with_repeated_layers_folded(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  auto indent = [](const std::string& line) { return line.find_first_not_of(' '); };
+  std::map<std::string, std::vector<std::string>> first_layer;  // "encoder layer" -> its steps
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::size_t depth = indent(lines[i]);
+    const std::string title = lines[i].substr(depth);
+    const std::string stack = title.substr(0, title.find_last_of(' '));  // "encoder layer"
+    const bool layer = stack == "encoder layer" || stack == "decoder layer";
+    if (!layer) {
+      std::printf("%s\n", lines[i].c_str());
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < lines.size() && indent(lines[end]) > depth) ++end;
+    const std::vector<std::string> body(lines.begin() + i + 1, lines.begin() + end);
+    if (!first_layer.count(stack)) {  // layer 0: its title here, its steps line by line after
+      first_layer[stack] = body;
+      std::printf("%s\n", lines[i].c_str());
+      continue;
+    }
+    if (body == first_layer[stack]) {
+      std::printf("%s   (the same %zu steps and shapes as %s 0)\n", lines[i].c_str(),
+                  std::count_if(body.begin(), body.end(),
+                                [](const std::string& l) { return l.find(" -> [") != std::string::npos; }),
+                  stack.c_str());
+      i = end - 1;
+    } else {
+      std::printf("%s\n", lines[i].c_str());  // differs from layer 0: shown in full
+    }
+  }
+}
+
+// [parameter groups]
+// Parameter count per part of the model, from the registry's names: the embedding table(s),
+// every layer of each stack, and the generator.
+std::vector<std::pair<std::string, std::size_t>> parameter_groups(const tfm::ParameterList& params) {
+  std::vector<std::pair<std::string, std::size_t>> groups;
+  for (const tfm::ParameterRef& p : params) {
+    std::string group = p.name.substr(0, p.name.find('.'));  // "embedding", "generator", ...
+    if (group == "encoder" || group == "decoder") {         // "encoder.layers.3"
+      const std::size_t layer_end = p.name.find('.', group.size() + std::string(".layers.").size());
+      group = p.name.substr(0, layer_end);
+    }
+    if (groups.empty() || groups.back().first != group) groups.emplace_back(group, 0);
+    groups.back().second += p.size;
+  }
+  return groups;
+}
+// [parameter groups]
+
+void print_mask(const char* title, const tfm::Mask& mask, std::size_t b) {
+  std::printf("  %s\n", title);
+  for (std::size_t i = 0; i < mask.shape(1); ++i) {
+    std::printf("    ");
+    for (std::size_t j = 0; j < mask.shape(2); ++j) std::printf(" %d", int(mask(b, i, j)));
+    std::printf("\n");
+  }
+}
+
+// Largest |a[0, i, :] - b[0, i, :]| of every position i of sentence 0.
+std::vector<float> largest_difference_per_position(const tfm::Tensor3& a, const tfm::Tensor3& b) {
+  std::vector<float> out(a.shape(1), 0.0f);
+  for (std::size_t i = 0; i < a.shape(1); ++i)
+    for (std::size_t v = 0; v < a.shape(2); ++v) out[i] = std::max(out[i], std::abs(a(0, i, v) - b(0, i, v)));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli("ch10_transformer",
+                         "Chapter 10: the whole Transformer on reference 000's test input, its "
+                         "parameters, the time of a forward pass, and the causal mask at work.");
+    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "csdn")
+        .repeated("--set", "KEY=VALUE", "override one hyper-parameter (batch_size, src_len, ...)")
+        .option("--seed", "N", "seed of the weights and of the random token ids", "0")
+        .option("--repeat", "N", "timed forward passes after the traced one (median printed)", "1")
+        .flag("--eval", "time in evaluation mode (dropout off) instead of training mode");
+    if (!cli.parse(argc, argv)) return 0;
+    tfm::Config config = tfm::preset(cli.value("--preset"));
+    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+    config.validate();
+    const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
+    const long long repeat = std::max(1LL, cli.integer("--repeat"));
+
+    // [build model]
+    const Clock::time_point build_start = Clock::now();
+    tfm::Transformer model(config, seed);
+    const double build_seconds = seconds_since(build_start);
+    // [build model]
+    std::printf("Preset '%s': vocabulary %zu, d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, "
+                "dropout %.2f, %s embedding\n",
+                config.preset.c_str(), config.tgt_vocab_size, config.d_model, config.n_heads,
+                config.n_encoder_layers, config.n_decoder_layers, config.d_ff,
+                double(config.dropout), config.shared_embedding ? "one shared" : "separate");
+    std::printf("(built and initialised in %.2f s)\n\n", build_seconds);
+
+    const tfm::ParameterList params = tfm::parameters_of(model);
+    std::printf("Parameters by part (the registry's names)\n");
+    for (const auto& [group, count] : parameter_groups(params))
+      std::printf("  %-20s %12zu\n", group.c_str(), count);
+    std::printf("  %-20s %12zu   (chapter 01's formula: %zu)\n\n", "total", params.count(),
+                tfm::total_parameters(config));
+
+    // [reference test]
+    // Reference 000's test: src = torch.randint(0, vocab, (32, 10)), trg = ... (32, 20).
+    tfm::Rng rng(seed);
+    const std::size_t B = config.batch_size, S = config.src_len, T = config.tgt_len;
+    const tfm::TokenIds src = random_ids(B, S, config.src_vocab_size, rng);
+    const tfm::TokenIds trg = random_ids(B, T, config.tgt_vocab_size, rng);
+    std::string trace_text;
+    tfm::Tensor3 out;
+    {
+      tfm::trace::Capture capture;  // the library's own trace, printed below with layers folded
+      out = model.forward(src, trg);
+      trace_text = capture.text();
+    }
+    // [reference test]
+    print_with_repeated_layers_folded(trace_text);
+    std::printf("out.shape = %s\n\n", tfm::shape_string(out.shape()).c_str());
+
+    // [time forward]
+    // The traced pass above was the warm-up; now the same forward with the trace off.
+    model.set_training(!cli.flag_set("--eval"));
+    std::vector<double> times;
+    for (long long r = 0; r < repeat; ++r) {
+      const Clock::time_point start = Clock::now();
+      out = model.forward(src, trg);
+      times.push_back(seconds_since(start));
+    }
+    std::sort(times.begin(), times.end());
+    // [time forward]
+    std::printf("Forward pass, %s mode: %.3f s (median of %lld, after one warm-up pass)\n\n",
+                cli.flag_set("--eval") ? "evaluation" : "training", times[times.size() / 2], repeat);
+
+    // [masks]
+    // On a tiny model: the masks the Transformer builds from a padded batch of one sentence pair.
+    tfm::Transformer tiny(tfm::preset("tiny"), seed);
+    tiny.set_training(false);
+    tfm::Rng tiny_rng(seed + 1);
+    tfm::TokenIds tiny_src = random_ids(1, 5, 15, tiny_rng) + 1;  // ids 1..15: no padding yet
+    tfm::TokenIds tiny_tgt = random_ids(1, 6, 15, tiny_rng) + 1;
+    tiny_src(0, 4) = tfm::kPadId;  // the source's last position is padding
+    const tfm::BatchMasks masks = tfm::make_masks(tiny_src, tiny_tgt);
+    // [masks]
+    std::printf("The masks of a tiny batch: source of 4 tokens + 1 <pad>, target of 6 tokens\n");
+    print_mask("target mask [6, 6] (decoder self-attention: causal; 1 = may attend)", masks.target, 0);
+    print_mask("cross mask [6, 5] (decoder -> encoder: the source <pad> is blocked)", masks.cross, 0);
+
+    // [causal check]
+    // Change the target token at position 3. With the causal mask, positions 0..2 cannot see
+    // it: their logits stay exactly the same. With reference 000's target mask (padding only,
+    // no causal part) every position sees the future and every position's logits change.
+    const std::size_t changed_at = 3;
+    tfm::TokenIds changed = tiny_tgt;
+    changed(0, changed_at) = changed(0, changed_at) % 15 + 1;
+    const tfm::Tensor3 before = tiny.forward(tiny_src, tiny_tgt);
+    const tfm::Tensor3 after = tiny.forward(tiny_src, changed);
+
+    auto forward_with_padding_only_mask = [&](const tfm::TokenIds& tgt) {
+      const tfm::Mask padding_only = tfm::padding_mask(tgt, tgt.shape(1));  // reference 000's
+      const tfm::Tensor3 memory = tiny.encoder.forward(tiny_src, &masks.source);
+      return tiny.generator.forward(tiny.decoder.forward(tgt, memory, &padding_only, &masks.cross));
+    };
+    const tfm::Tensor3 before_000 = forward_with_padding_only_mask(tiny_tgt);
+    const tfm::Tensor3 after_000 = forward_with_padding_only_mask(changed);
+    // [causal check]
+    const std::vector<float> ours = largest_difference_per_position(before, after);
+    const std::vector<float> reference = largest_difference_per_position(before_000, after_000);
+    std::printf("\nTarget token %zu changed from %d to %d: largest change of the logits per position\n",
+                changed_at, tiny_tgt(0, changed_at), changed(0, changed_at));
+    std::printf("  %-9s %22s %30s\n", "position", "causal mask (ours)", "padding only (reference 000)");
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      std::printf("  %-9zu %22.3g %30.3g\n", i, double(ours[i]), double(reference[i]));
+    return 0;
+  });
+}

@@ -1,0 +1,107 @@
+#include "tfm/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+#include "tfm/gradient_clipping.hpp"
+#include "tfm/progress_bar.hpp"
+#include "tfm/trace.hpp"
+
+namespace tfm {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
+  model.set_training(false);
+  CrossEntropy loss_fn(kPadId);
+  double total = 0.0;
+  std::size_t tokens = 0;
+  for (const Batch& batch : batches) {
+    const float loss = loss_fn.forward(model.forward(batch.src, batch.tgt_in), batch.tgt_out);
+    total += static_cast<double>(loss) * static_cast<double>(loss_fn.counted_tokens());
+    tokens += loss_fn.counted_tokens();
+  }
+  return tokens > 0 ? total / static_cast<double>(tokens) : 0.0;
+}
+
+// [training step]
+TrainingHistory train(Transformer& model, Adam& optimizer, const std::function<Batch()>& next_batch,
+                      const std::vector<Batch>& held_out, const TrainingOptions& options,
+                      std::ostream& out, bool interactive) {
+  if (options.max_steps == 0 && options.max_seconds <= 0.0)
+    throw TrainingError("training needs a budget: a number of steps or of minutes");
+  const ParameterList params = parameters_of(model);
+  CrossEntropy loss_fn(kPadId, options.label_smoothing);
+  ProgressBar bar(out, interactive);
+  TrainingHistory history;
+  TrainingProgress progress;
+  progress.total_steps = options.max_steps;
+  progress.total_seconds = options.max_seconds;
+
+  // Only the first step narrates its shapes; evaluation and the other steps run silently.
+  const bool narrate = options.trace_first_step && trace::enabled();
+  trace::Enable quiet(false);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t done = 0;; ++done) {
+    if (options.max_steps > 0 && done >= options.max_steps) break;
+    if (options.max_seconds > 0.0 && seconds_since(start) >= options.max_seconds) break;
+    const std::size_t step = optimizer.steps_taken() + 1;
+    trace::Enable trace(narrate && done == 0);
+
+    const Batch batch = next_batch();
+    model.set_training(true);
+    params.zero_grad();
+    const Tensor3 logits = model.forward(batch.src, batch.tgt_in);
+    const float loss = loss_fn.forward(logits, batch.tgt_out);
+    if (!std::isfinite(loss)) {
+      std::ostringstream message;
+      message << "step " << step << ": the loss is " << loss << " (learning rate "
+              << options.schedule.at(step) << "); lower the learning rate or clip harder";
+      throw TrainingError(message.str());
+    }
+    model.backward(loss_fn.backward());
+    if (const auto bad = first_non_finite_gradient(params))
+      throw TrainingError("step " + std::to_string(step) + ": the gradient of '" + *bad +
+                          "' is not finite (loss " + std::to_string(loss) + ")");
+    if (options.clip_norm > 0.0f) clip_grad_norm(params, options.clip_norm);
+    const float rate = options.schedule.at(step);
+    optimizer.step(rate);
+
+    history.steps.push_back(step);
+    history.train_loss.push_back(loss);
+    history.tokens += loss_fn.counted_tokens();
+    progress.step = done + 1;
+    progress.loss = loss;
+    progress.learning_rate = rate;
+    progress.elapsed_seconds = seconds_since(start);
+    progress.tokens_per_second = history.tokens / std::max(progress.elapsed_seconds, 1e-9);
+    bar.update(progress);
+
+    if (options.eval_every > 0 && progress.step % options.eval_every == 0 && !held_out.empty()) {
+      history.eval_steps.push_back(step);
+      history.held_out_loss.push_back(evaluate_loss(model, held_out));
+      std::ostringstream line;
+      line << "step " << step << ": held-out loss " << history.held_out_loss.back();
+      bar.message(line.str());
+    }
+  }
+  history.seconds = seconds_since(start);
+  bar.finish(progress);
+  if (!held_out.empty() && !history.steps.empty() &&
+      (history.eval_steps.empty() || history.eval_steps.back() != history.steps.back())) {
+    history.eval_steps.push_back(history.steps.back());
+    history.held_out_loss.push_back(evaluate_loss(model, held_out));
+  }
+  model.set_training(false);
+  return history;
+}
+// [training step]
+
+}  // namespace tfm

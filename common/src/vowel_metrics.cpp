@@ -1,0 +1,99 @@
+#include "tfm/vowel_metrics.hpp"
+
+#include <stdexcept>
+
+#include "tfm/vowel_restoration.hpp"
+
+namespace tfm {
+namespace {
+
+bool is_vowel(char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
+
+// The masked text's neighbours of position i; '^' and '$' stand for the ends.
+std::array<char, 2> context(const std::string& masked, std::size_t i) {
+  return {i > 0 ? masked[i - 1] : '^', i + 1 < masked.size() ? masked[i + 1] : '$'};
+}
+
+template <class Counts>
+char argmax_vowel(const Counts& counts) {
+  const char vowels[] = {'a', 'e', 'i', 'o', 'u'};
+  char best = 'e';
+  std::size_t best_count = 0;
+  for (int v = 0; v < 5; ++v)
+    if (counts[v] > best_count) best = vowels[v], best_count = counts[v];
+  return best;
+}
+
+int vowel_index(char c) {
+  switch (c) {
+    case 'a': return 0;
+    case 'e': return 1;
+    case 'i': return 2;
+    case 'o': return 3;
+    default: return 4;
+  }
+}
+
+}  // namespace
+
+void RestorationScore::add(const std::string& masked, const std::string& restored,
+                           const std::string& truth) {
+  if (masked.size() != truth.size() || restored.size() != truth.size())
+    throw std::invalid_argument("RestorationScore: lengths differ (masked " + std::to_string(masked.size()) +
+                                ", restored " + std::to_string(restored.size()) + ", truth " +
+                                std::to_string(truth.size()) + ")");
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    const bool right = restored[i] == truth[i];
+    ++characters;
+    correct_characters += right;
+    if (masked[i] == kVowelMask) {
+      ++vowels;
+      correct_vowels += right;
+    }
+  }
+}
+
+double RestorationScore::character_accuracy() const {
+  return characters ? static_cast<double>(correct_characters) / characters : 0.0;
+}
+
+double RestorationScore::vowel_accuracy() const {
+  return vowels ? static_cast<double>(correct_vowels) / vowels : 0.0;
+}
+
+VowelBaseline VowelBaseline::most_frequent(const std::string& train_text) {
+  std::array<std::size_t, 5> counts{};
+  for (char c : train_text)
+    if (is_vowel(c)) ++counts[vowel_index(c)];
+  VowelBaseline b;
+  b.fallback_ = argmax_vowel(counts);
+  b.name_ = std::string("most frequent vowel ('") + b.fallback_ + "')";
+  return b;
+}
+
+VowelBaseline VowelBaseline::with_neighbours(const std::string& train_text) {
+  VowelBaseline b = most_frequent(train_text);
+  b.name_ = "most frequent vowel given its two neighbours";
+  b.use_context_ = true;
+  const std::string masked = mask_vowels(train_text);
+  std::map<std::array<char, 2>, std::array<std::size_t, 5>> counts;
+  for (std::size_t i = 0; i < train_text.size(); ++i)
+    if (is_vowel(train_text[i])) ++counts[context(masked, i)][vowel_index(train_text[i])];
+  for (const auto& [key, c] : counts) b.by_context_[key] = argmax_vowel(c);
+  return b;
+}
+
+std::string VowelBaseline::restore(const std::string& masked) const {
+  std::string out = masked;
+  for (std::size_t i = 0; i < masked.size(); ++i) {
+    if (masked[i] != kVowelMask) continue;
+    out[i] = fallback_;
+    if (use_context_) {
+      const auto it = by_context_.find(context(masked, i));
+      if (it != by_context_.end()) out[i] = it->second;
+    }
+  }
+  return out;
+}
+
+}  // namespace tfm

@@ -1,0 +1,536 @@
+// Checkpoints: a saved model and a saved Adam state come back exactly (resumed training equals
+// uninterrupted training), every damaged checkpoint is a clear CheckpointError that leaves the
+// model as it was, a failed save leaves the previous checkpoint byte-identical, and a checkpoint
+// exported from PyTorch (tools/checkpoint_interop.py) gives PyTorch's logits.
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fixtures.hpp"
+#include "tfm/adam.hpp"
+#include "tfm/checkpoint.hpp"
+#include "tfm/cross_entropy.hpp"
+#include "tfm/npy.hpp"
+#include "tfm/transformer.hpp"
+
+using namespace tfm;
+using Catch::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory in the temporary directory, unique to this process, removed at the end.
+struct TempDir {
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("tfm_checkpoint_" + std::to_string(::getpid()) + "_" + name)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  fs::path path;
+};
+
+// The tiny preset, smaller still, without dropout so that training is deterministic.
+Config tiny_config() {
+  Config c;
+  c.src_vocab_size = 9;
+  c.tgt_vocab_size = 10;
+  c.d_model = 8;
+  c.n_heads = 2;
+  c.n_encoder_layers = 1;
+  c.n_decoder_layers = 1;
+  c.d_ff = 16;
+  c.dropout = 0.0f;
+  c.max_len = 16;
+  c.src_len = 5;
+  c.tgt_len = 4;
+  c.batch_size = 2;
+  c.learning_rate = 1e-2f;
+  return c;
+}
+
+CheckpointHeader tiny_header() {
+  return {tiny_config(), Vocabulary(Tokenization::kCharacters, {"a", "b", "c", " ", "\u00e9"}),
+          Vocabulary(Tokenization::kWords, {"x", "y", "z", "w", "v", "u"})};
+}
+
+// A padded batch for tiny_config(): src [2, 5], tgt_in and tgt_out [2, 4].
+const TokenIds kSrc = {{4, 5, 6, 7, 8}, {5, 6, 0, 0, 0}};
+const TokenIds kTgtIn = {{1, 4, 5, 6}, {1, 7, 0, 0}};
+const TokenIds kTgtOut = {{4, 5, 6, 2}, {7, 2, 0, 0}};
+
+// `steps` training steps on the batch above: forward, cross-entropy, backward, Adam.
+void train(Transformer& model, Adam& adam, int steps) {
+  const ParameterList params = parameters_of(model);
+  CrossEntropy loss(kPadId);
+  for (int step = 0; step < steps; ++step) {
+    params.zero_grad();
+    loss.forward(model.forward(kSrc, kTgtIn), kTgtOut);
+    model.backward(loss.backward());
+    adam.step(model.config().learning_rate);
+  }
+}
+
+// Every parameter value, in registration order: equal vectors mean bit-identical weights.
+std::vector<std::vector<float>> values_of(const ParameterList& params) {
+  std::vector<std::vector<float>> values;
+  for (const ParameterRef& p : params) values.emplace_back(p.value, p.value + p.size);
+  return values;
+}
+
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Every file under `dir`, relative path -> bytes: equal snapshots mean byte-identical folders.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) files[fs::relative(entry.path(), dir).string()] = read_bytes(entry.path());
+  return files;
+}
+
+// What a save may leave beside `dir`: siblings named "<dir>.something" (staging, old copies).
+std::vector<std::string> leftovers(const fs::path& dir) {
+  std::vector<std::string> found;
+  const std::string prefix = dir.filename().string() + ".";
+  for (const auto& entry : fs::directory_iterator(dir.parent_path()))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) found.push_back(entry.path().string());
+  return found;
+}
+
+void replace_in_file(const fs::path& path, const std::string& from, const std::string& to) {
+  std::string text = read_bytes(path);
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+// `action` must throw a CheckpointError whose message contains every one of `parts`.
+void check_checkpoint_error(const std::function<void()>& action, const std::vector<std::string>& parts) {
+  try {
+    action();
+    FAIL("no CheckpointError was thrown");
+  } catch (const CheckpointError& e) {
+    for (const std::string& part : parts) CHECK_THAT(std::string(e.what()), Contains(part));
+  }
+}
+
+// Caps the size of any file this process writes (RLIMIT_FSIZE) until destroyed: a write past
+// the cap fails with EFBIG, as on a full disk, and the kernel enforces it for root too.
+// SIGXFSZ, which would otherwise kill the process, is ignored meanwhile.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved_) == 0);
+    saved_handler_ = ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lowered = saved_;
+    lowered.rlim_cur = bytes;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &lowered) == 0);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    ::signal(SIGXFSZ, saved_handler_);
+  }
+  FileSizeLimit(const FileSizeLimit&) = delete;
+  FileSizeLimit& operator=(const FileSizeLimit&) = delete;
+
+ private:
+  rlimit saved_{};
+  sighandler_t saved_handler_ = SIG_DFL;
+};
+
+TokenIds fixture_ids(const std::string& name) {
+  const Tensor2 values = testing::load_fixture<2>(name);
+  TokenIds ids = TokenIds::from_shape(values.shape());
+  for (std::size_t i = 0; i < values.size(); ++i) ids.data()[i] = static_cast<std::int32_t>(values.data()[i]);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("Checkpoint: a saved model loads back with identical logits", "[checkpoint]") {
+  Config shared = tiny_config();  // the other variant: one embedding, bias-free attention
+  shared.shared_embedding = true;
+  shared.attention_bias = false;
+  shared.tgt_vocab_size = shared.src_vocab_size;
+  for (const Config& config : {tiny_config(), shared}) {
+    INFO("shared_embedding " << config.shared_embedding);
+    TempDir tmp("round_trip");
+    const fs::path dir = tmp.path / "ckpt";
+    CheckpointHeader header = tiny_header();
+    header.config = config;
+    if (config.shared_embedding) header.tgt_vocabulary = Vocabulary(Tokenization::kWords, {"x", "y", "z", "w", "v"});
+
+    Transformer original(config, 1);
+    original.set_training(false);
+    const Tensor3 expected = original.forward(kSrc, kTgtIn);
+    save_checkpoint(dir.string() + "/", header, parameters_of(original));  // a trailing '/' is fine
+    CHECK_FALSE(has_optimizer_state(dir.string()));
+    CHECK(leftovers(dir).empty());
+
+    const CheckpointHeader loaded = read_checkpoint_header(dir.string());
+    for (const std::string& key : Config::keys()) CHECK(loaded.config.get(key) == config.get(key));
+    CHECK(loaded.config.preset == config.preset);
+    CHECK(loaded.src_vocabulary == header.src_vocabulary);
+    CHECK(loaded.tgt_vocabulary == header.tgt_vocabulary);
+
+    Transformer restored(loaded.config, 2);  // another seed: other weights until loaded
+    restored.set_training(false);
+    CHECK_FALSE((restored.forward(kSrc, kTgtIn) == expected));
+    load_parameters(dir.string(), parameters_of(restored));
+    CHECK((restored.forward(kSrc, kTgtIn) == expected));
+
+    // Saving again replaces the checkpoint (and leaves nothing beside it).
+    Transformer other(config, 3);
+    save_checkpoint(dir.string(), header, parameters_of(other));
+    load_parameters(dir.string(), parameters_of(restored));
+    CHECK(values_of(parameters_of(restored)) == values_of(parameters_of(other)));
+    CHECK(leftovers(dir).empty());
+  }
+}
+
+TEST_CASE("Checkpoint: training resumed from a checkpoint equals uninterrupted training", "[checkpoint][adam]") {
+  TempDir tmp("resume");
+  const std::string dir = (tmp.path / "ckpt").string();
+  Transformer uninterrupted(tiny_config(), 1);
+  Adam uninterrupted_adam(parameters_of(uninterrupted));
+  train(uninterrupted, uninterrupted_adam, 5);
+
+  // Two steps, a checkpoint with the optimizer's state...
+  Transformer first(tiny_config(), 1);
+  Adam first_adam(parameters_of(first));
+  train(first, first_adam, 2);
+  save_checkpoint(dir, tiny_header(), parameters_of(first), &first_adam);
+  REQUIRE(has_optimizer_state(dir));
+
+  // ...then a fresh model and optimizer restored from it train three more.
+  Transformer resumed(read_checkpoint_header(dir).config, 99);
+  const ParameterList params = parameters_of(resumed);
+  load_parameters(dir, params);
+  Adam adam(params);
+  load_optimizer_state(dir, params, adam);
+  CHECK(adam.steps_taken() == 2);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    CHECK(adam.first_moment(i) == first_adam.first_moment(i));
+    CHECK(adam.second_moment(i) == first_adam.second_moment(i));
+  }
+  train(resumed, adam, 3);
+  CHECK(values_of(params) == values_of(parameters_of(uninterrupted)));  // every bit
+
+  // The same weights with a fresh optimizer train differently: the moments and the step count
+  // (Adam's bias correction) are what made the two runs equal.
+  Transformer restarted(tiny_config(), 99);
+  load_parameters(dir, parameters_of(restarted));
+  Adam fresh(parameters_of(restarted));
+  train(restarted, fresh, 3);
+  CHECK(values_of(parameters_of(restarted)) != values_of(parameters_of(uninterrupted)));
+}
+
+TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and the model is untouched",
+          "[checkpoint]") {
+  TempDir tmp("damaged");
+  const fs::path dir = tmp.path / "ckpt";
+  const fs::path weights = dir / "parameters";
+  const fs::path config_file = dir / "config.txt";
+  Transformer saved(tiny_config(), 1);
+  save_checkpoint(dir.string(), tiny_header(), parameters_of(saved));
+  Transformer model(tiny_config(), 2);
+  const ParameterList params = parameters_of(model);
+  const std::vector<std::vector<float>> before = values_of(params);
+  const auto load = [&] { load_parameters(dir.string(), params); };
+  const auto read_header = [&] { read_checkpoint_header(dir.string()); };
+  const std::string config_lines = "config.txt, line ";
+
+  std::function<void()> action;    // the call that must fail...
+  std::vector<std::string> says;   // ...and what its message must say
+  SECTION("a parameter file truncated by 3 bytes") {
+    const fs::path file = weights / "generator.weight.npy";
+    fs::resize_file(file, fs::file_size(file) - 3);
+    action = load;
+    says = {file.string(), "truncated", "parameter 'generator.weight'"};
+  }
+  SECTION("a parameter of the wrong shape") {
+    const std::vector<float> values(8 * 16, 0.5f);
+    save_npy((weights / "encoder.layers.0.ffn.linear1.weight.npy").string(), values.data(), {8, 16});
+    action = load;
+    says = {"encoder.layers.0.ffn.linear1.weight", "shape [8, 16]", "the model's is [16, 8]"};
+  }
+  SECTION("a missing parameter") {
+    fs::remove(weights / "decoder.layers.0.norm3.bias.npy");
+    action = load;
+    says = {"has no parameter 'decoder.layers.0.norm3.bias'"};
+  }
+  SECTION("an extra parameter (a checkpoint of a deeper model)") {
+    const std::vector<float> values(8, 1.0f);
+    save_npy((weights / "decoder.layers.1.norm1.bias.npy").string(), values.data(), {8});
+    action = load;
+    says = {"a parameter the model does not have", "decoder.layers.1.norm1.bias.npy"};
+  }
+  SECTION("a model of another configuration") {
+    Config shared = tiny_config();
+    shared.shared_embedding = true;
+    shared.tgt_vocab_size = shared.src_vocab_size;
+    auto other = std::make_shared<Transformer>(shared, 2);
+    action = [&, other] { load_parameters(dir.string(), parameters_of(*other)); };
+    says = {"has no parameter 'embedding.weight'", "another configuration"};
+  }
+  SECTION("an unknown config key") {
+    std::ofstream(config_file, std::ios::app) << "colour=blue\n";
+    action = read_header;
+    says = {config_lines + std::to_string(Config::keys().size() + 2), "unknown config key 'colour'"};
+  }
+  SECTION("a malformed config value") {
+    replace_in_file(config_file, "d_model=8\n", "d_model=eight\n");
+    action = read_header;
+    says = {config_lines + "4", "d_model", "'eight'"};
+  }
+  SECTION("a config line that is not key=value") {
+    replace_in_file(config_file, "d_ff=16\n", "d_ff 16\n");
+    action = read_header;
+    says = {config_lines + "8", "expected key=value", "'d_ff 16'"};
+  }
+  SECTION("a missing config key") {
+    replace_in_file(config_file, "n_heads=2\n", "");
+    action = read_header;
+    says = {"config.txt: missing key 'n_heads'"};
+  }
+  SECTION("a config key given twice") {
+    std::ofstream(config_file, std::ios::app) << "d_model=16\n";
+    action = read_header;
+    says = {"key 'd_model' is set twice"};
+  }
+  SECTION("a vocabulary larger than the model's") {
+    replace_in_file(config_file, "src_vocab_size=9\n", "src_vocab_size=7\n");
+    action = read_header;
+    says = {"the source vocabulary has 9 symbols but the model's src_vocab_size is 7"};
+  }
+  SECTION("a damaged vocabulary file") {
+    replace_in_file(dir / "tgt_vocabulary.txt", "<eos>\n", "<end>\n");
+    action = read_header;
+    says = {"tgt_vocabulary.txt", "line 4", "<eos>"};
+  }
+  SECTION("a vocabulary that is not the task's") {
+    const Vocabulary task(Tokenization::kWords, {"x", "y", "z", "w", "v", "t"});
+    action = [&, task] { require_same_vocabulary(read_checkpoint_header(dir.string()).tgt_vocabulary, task, "target"); };
+    says = {"target vocabulary does not match", "id 9 is 'u' in the checkpoint but 't' here"};
+  }
+  SECTION("a missing directory (header)") {
+    action = [&] { read_checkpoint_header((tmp.path / "nowhere").string()); };
+    says = {"no checkpoint directory", "nowhere"};
+  }
+  SECTION("a missing directory (parameters)") {
+    action = [&] { load_parameters((tmp.path / "nowhere").string(), params); };
+    says = {"no checkpoint directory", "nowhere"};
+  }
+
+  const auto damaged = snapshot(dir);
+  check_checkpoint_error(action, says);
+  CHECK(values_of(params) == before);  // nothing copied
+  CHECK(snapshot(dir) == damaged);     // nothing written
+}
+
+TEST_CASE("Checkpoint: a checkpoint older than a training key loads with Config's default", "[checkpoint]") {
+  TempDir tmp("older");
+  const fs::path dir = tmp.path / "ckpt";
+  CheckpointHeader header = tiny_header();
+  header.config.clip_norm = 5.0f;
+  Transformer model(header.config, 1);
+  save_checkpoint(dir.string(), header, parameters_of(model));
+  CHECK(read_checkpoint_header(dir.string()).config.clip_norm == 5.0f);
+  replace_in_file(dir / "config.txt", "clip_norm=5\n", "");
+  CHECK(read_checkpoint_header(dir.string()).config.clip_norm == Config().clip_norm);
+}
+
+TEST_CASE("Checkpoint: a vocabulary mismatch names the first difference", "[checkpoint]") {
+  const Vocabulary saved = tiny_header().src_vocabulary;  // <pad> <bos> <eos> <unk> a b c ' ' é
+  CHECK_NOTHROW(require_same_vocabulary(saved, saved, "source"));
+  const auto mismatch = [&](const Vocabulary& task) { return [&saved, task] { require_same_vocabulary(saved, task, "source"); }; };
+  check_checkpoint_error(mismatch(Vocabulary(Tokenization::kCharacters, {"a", "c", "b", " ", "\u00e9"})),
+                         {"source vocabulary does not match", "id 5 is 'b' in the checkpoint but 'c' here"});
+  check_checkpoint_error(mismatch(Vocabulary(Tokenization::kCharacters, {"a", "b", "c", " ", "\u00e9", "d"})),
+                         {"sizes differ: 9 in the checkpoint vs 10 here"});
+  check_checkpoint_error(mismatch(Vocabulary(Tokenization::kWords, {"a", "b", "c", "d", "\u00e9"})),
+                         {"one splits characters, the other words"});
+}
+
+TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer is untouched", "[checkpoint][adam]") {
+  TempDir tmp("optimizer");
+  const fs::path dir = tmp.path / "ckpt";
+  const fs::path state = dir / "optimizer";
+  Transformer trained(tiny_config(), 1);
+  Adam trained_adam(parameters_of(trained));
+  train(trained, trained_adam, 1);
+  save_checkpoint(dir.string(), tiny_header(), parameters_of(trained), &trained_adam);
+
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  Adam adam(params);
+  std::vector<std::string> says;
+  SECTION("no optimizer state") {
+    save_checkpoint(dir.string(), tiny_header(), parameters_of(trained));
+    says = {"holds no optimizer state"};
+  }
+  SECTION("a truncated moment") {
+    const fs::path file = state / "generator.weight.v.npy";
+    fs::resize_file(file, fs::file_size(file) - 4);
+    says = {file.string(), "truncated", "the second moment of 'generator.weight'"};
+  }
+  SECTION("a missing moment") {
+    fs::remove(state / "encoder.layers.0.norm1.bias.m.npy");
+    says = {"encoder.layers.0.norm1.bias.m.npy", "cannot be opened", "the first moment of 'encoder.layers.0.norm1.bias'"};
+  }
+  SECTION("a bad step count") {
+    std::ofstream(state / "state.txt", std::ios::trunc) << "steps=-1\n";
+    says = {"state.txt", "expected 'steps=N'", "'steps=-1'"};
+  }
+  check_checkpoint_error([&] { load_optimizer_state(dir.string(), params, adam); }, says);
+  CHECK(adam.steps_taken() == 0);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    CHECK(adam.first_moment(i) == std::vector<float>(params.refs()[i].size, 0.0f));
+}
+
+TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-identical", "[checkpoint]") {
+  TempDir tmp("atomic");
+  const fs::path dir = tmp.path / "ckpt";
+  Transformer old_model(tiny_config(), 1);
+  save_checkpoint(dir.string(), tiny_header(), parameters_of(old_model));
+  const auto previous = snapshot(dir);
+
+  Transformer new_model(tiny_config(), 2);
+  CheckpointHeader header = tiny_header();
+  ParameterList params = parameters_of(new_model);
+  std::optional<rlim_t> file_size_cap;
+  Param<1> stray = Param<1>::zeros({4});
+  std::unique_ptr<Transformer> other_model;
+  std::optional<Adam> optimizer;
+  std::vector<std::string> says;
+  SECTION("the disk fills up halfway through the parameter files") {
+    // Cap file sizes just below the largest parameter file: config.txt, the vocabularies and
+    // the smaller parameter files (the embeddings come first) are written, then a write fails.
+    std::uintmax_t largest = 0, smaller = 0;
+    for (const auto& entry : fs::directory_iterator(dir / "parameters")) largest = std::max(largest, entry.file_size());
+    for (const auto& entry : fs::directory_iterator(dir / "parameters")) smaller += entry.file_size() < largest;
+    REQUIRE(smaller > 0);
+    REQUIRE(fs::file_size(dir / "config.txt") < largest);
+    REQUIRE(fs::file_size(dir / "parameters" / "src_embedding.weight.npy") < largest);
+    file_size_cap = static_cast<rlim_t>(largest - 1);
+    says = {"could not be written completely", "the previous checkpoint is intact"};
+  }
+  SECTION("a parameter name that is not a file name") {
+    params.add("encoder/stray.weight", stray);
+    says = {"'encoder/stray.weight' cannot be a file name", "nothing was written"};
+  }
+  SECTION("a configuration the reader would refuse") {
+    header.config.n_heads = 3;
+    says = {"d_model (8) must be divisible by n_heads (3)", "nothing was written"};
+  }
+  SECTION("a vocabulary larger than the model's") {
+    header.config.tgt_vocab_size = 8;
+    says = {"the target vocabulary has 10 symbols but the model's tgt_vocab_size is 8"};
+  }
+  SECTION("an optimizer built on other parameters") {
+    Config other = tiny_config();
+    other.d_ff = 32;
+    other_model = std::make_unique<Transformer>(other, 3);
+    optimizer.emplace(parameters_of(*other_model));
+    says = {"the optimizer was not built on these parameters"};
+  }
+  check_checkpoint_error(
+      [&] {
+        std::optional<FileSizeLimit> limit;  // only while saving: the test's own output is never capped
+        if (file_size_cap) limit.emplace(*file_size_cap);
+        save_checkpoint(dir.string(), header, params, optimizer ? &*optimizer : nullptr);
+      },
+      says);
+  CHECK(snapshot(dir) == previous);
+  CHECK(leftovers(dir).empty());
+}
+
+TEST_CASE("Checkpoint: a save never replaces what is not a checkpoint", "[checkpoint]") {
+  TempDir tmp("refuse");
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+
+  const fs::path results = tmp.path / "results";  // a folder of something else
+  fs::create_directories(results);
+  std::ofstream(results / "notes.txt") << "precious";
+  check_checkpoint_error([&] { save_checkpoint(results.string(), tiny_header(), params); },
+                         {"holds no checkpoint (no config.txt)", "nothing was written"});
+  CHECK(read_bytes(results / "notes.txt") == "precious");
+
+  const fs::path file = tmp.path / "model.bin";  // a file
+  std::ofstream(file) << "precious";
+  check_checkpoint_error([&] { save_checkpoint(file.string(), tiny_header(), params); },
+                         {"exists and is not a directory"});
+  CHECK(read_bytes(file) == "precious");
+
+  // A regular file where a folder on the way to the checkpoint must be created.
+  check_checkpoint_error([&] { save_checkpoint((file / "ckpt").string(), tiny_header(), params); },
+                         {"could not save", "nothing was saved"});
+  CHECK(read_bytes(file) == "precious");
+  CHECK(leftovers(file).empty());
+}
+
+TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits", "[checkpoint][parity]") {
+  // tests/fixtures/make_checkpoint_fixtures.py wrote it with tools/checkpoint_interop.py export.
+  const fs::path dir = testing::fixture_path("checkpoint/pytorch_tiny");
+  const CheckpointHeader header = read_checkpoint_header(dir.string());
+  CHECK(header.config.d_model == 8);
+  CHECK(header.config.n_encoder_layers == 2);
+  CHECK(header.config.n_decoder_layers == 1);
+  CHECK(header.config.attention_bias);
+  CHECK_FALSE(header.config.linear_bias);
+  CHECK(header.config.dropout == 0.1f);
+  CHECK(header.config.learning_rate == 5e-4f);
+  // Python wrote the vocabulary files; their escapes must be the ones Vocabulary::load reads.
+  CHECK(header.src_vocabulary ==
+        Vocabulary(Tokenization::kCharacters, {"a", "b", "c", " ", "\\", "\u00e9", "\t"}));
+  CHECK(header.tgt_vocabulary == Vocabulary(Tokenization::kWords, {"one", "two", "three", "vier", "f\u00fcnf",
+                                                                    "back\\slash", "six", "seven", "eight"}));
+
+  Transformer model(header.config, 0);
+  model.set_training(false);
+  const ParameterList params = parameters_of(model);
+  load_parameters(dir.string(), params);
+  const Tensor3 logits = model.forward(fixture_ids("checkpoint/pytorch_tiny_src"),
+                                       fixture_ids("checkpoint/pytorch_tiny_tgt_in"));
+  // PyTorch computed the logits in float64 from the same float32 weights.
+  const double error = testing::max_relative_error(logits, testing::load_fixture<3>("checkpoint/pytorch_tiny_logits"));
+  INFO("max relative error " << error);
+  CHECK(error < 1e-5);
+
+  // The C++ writer reproduces the exported checkpoint: every line of config.txt (C++ may know
+  // keys newer than the fixture), the vocabularies byte for byte, and the same parameter files
+  // holding the same bits. (What C++ writes, PyTorch reads.)
+  TempDir tmp("pytorch");
+  const fs::path again = tmp.path / "ckpt";
+  save_checkpoint(again.string(), header, params);
+  std::ifstream exported_config(dir / "config.txt");
+  const std::string ours = read_bytes(again / "config.txt");
+  for (std::string line; std::getline(exported_config, line);) CHECK_THAT(ours, Contains(line + "\n"));
+  for (const char* name : {"src_vocabulary.txt", "tgt_vocabulary.txt"})
+    CHECK(read_bytes(again / name) == read_bytes(dir / name));
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "parameters")) {
+    const NpyArray exported = load_npy_file(entry.path().string());
+    const NpyArray ours = load_npy_file((again / "parameters" / entry.path().filename()).string());
+    CHECK(ours.shape == exported.shape);
+    CHECK(ours.values == exported.values);
+    ++files;
+  }
+  CHECK(files == params.size());
+}

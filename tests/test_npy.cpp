@@ -1,0 +1,153 @@
+// The .npy reader and writer: exact round trips at every rank, agreement with files numpy wrote,
+// and a clear error naming the file for everything it must refuse (xt::load_npy notices none of
+// truncation or trailing bytes).
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "fixtures.hpp"
+#include "tfm/npy.hpp"
+
+using namespace tfm;
+using Catch::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory in the temporary directory, unique to this process, removed at the end.
+struct TempDir {
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() / ("tfm_npy_" + std::to_string(::getpid()) + "_" + name)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  fs::path path;
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+std::string numpy_fixture(const std::string& name) { return testing::fixture_path("checkpoint/npy/" + name); }
+
+// The values numpy wrote into the f32_2x3 fixtures: arange(6).reshape(2, 3) * 0.25 - 0.5.
+std::vector<float> quarter_steps() { return {-0.5f, -0.25f, 0.0f, 0.25f, 0.5f, 0.75f}; }
+
+}  // namespace
+
+TEST_CASE("npy: save then load gives back every bit, at every rank", "[npy]") {
+  TempDir dir("round_trip");
+  // Values a text format would mangle: -0, a subnormal, the extremes, infinity and a NaN.
+  const std::vector<float> pool = {1.0f / 3.0f, -0.0f, 1e-40f, std::numeric_limits<float>::max(),
+                                   -std::numeric_limits<float>::infinity(), std::nanf(""), -7.25f, 42.0f};
+  const std::vector<std::vector<std::size_t>> shapes = {{}, {5}, {2, 3}, {2, 1, 3}, {1, 2, 2, 2}, {0, 3}};
+  for (const auto& shape : shapes) {
+    std::size_t count = 1;
+    for (std::size_t extent : shape) count *= extent;
+    std::vector<float> values(count);
+    for (std::size_t i = 0; i < count; ++i) values[i] = pool[i % pool.size()];
+    INFO("shape " << shape_string(shape));
+    const std::string path = dir.file("rank" + std::to_string(shape.size()) + ".npy");
+
+    save_npy(path, values.data(), shape);
+    const NpyArray loaded = load_npy_file(path);
+    CHECK(loaded.shape == shape);
+    REQUIRE(loaded.values.size() == count);
+    CHECK(std::memcmp(loaded.values.data(), values.data(), count * sizeof(float)) == 0);
+    // NumPy's layout: the values start at a multiple of 64 bytes, right after the header.
+    CHECK((fs::file_size(path) - count * sizeof(float)) % 64 == 0);
+  }
+}
+
+TEST_CASE("npy: files written by numpy read back as numpy wrote them", "[npy]") {
+  const NpyArray matrix = load_npy_file(numpy_fixture("f32_2x3.npy"));
+  CHECK(matrix.shape == std::vector<std::size_t>{2, 3});
+  CHECK(matrix.values == quarter_steps());
+
+  const NpyArray scalar = load_npy_file(numpy_fixture("f32_scalar.npy"));
+  CHECK(scalar.shape.empty());
+  CHECK(scalar.values == std::vector<float>{-1.5f});
+
+  // Version 2.0 (a 4-byte header length), which numpy writes for very long headers.
+  const NpyArray v2 = load_npy_file(numpy_fixture("f32_v2_4.npy"));
+  CHECK(v2.shape == std::vector<std::size_t>{4});
+  CHECK(v2.values == std::vector<float>{1.0f, -2.0f, 0.5f, 3.0f});
+
+  // And ours is numpy's file, byte for byte: the same header text, padded with spaces to the
+  // same 64-byte boundary, then the same little-endian floats.
+  TempDir dir("numpy");
+  const std::vector<float> values = quarter_steps();
+  save_npy(dir.file("ours.npy"), values.data(), {2, 3});
+  CHECK(read_bytes(dir.file("ours.npy")) == read_bytes(numpy_fixture("f32_2x3.npy")));
+}
+
+TEST_CASE("npy: every unreadable file is an error naming the file and the problem", "[npy]") {
+  TempDir dir("errors");
+  const std::vector<float> values = quarter_steps();
+  const std::string good = dir.file("good.npy");
+  save_npy(good, values.data(), {2, 3});
+  const std::string bytes = read_bytes(good);
+
+  SECTION("missing file") {
+    const std::string path = dir.file("absent.npy");
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("cannot be opened"));
+  }
+  SECTION("a directory") {
+    CHECK_THROWS_WITH(load_npy_file(dir.path.string()), Contains(dir.path.string()) && Contains("directory"));
+  }
+  SECTION("bad magic string") {
+    const std::string path = dir.file("text.npy");
+    write_bytes(path, "d_model=512\nn_heads=8\n");
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("bad magic string"));
+  }
+  SECTION("another dtype: float64 written by numpy") {
+    const std::string path = numpy_fixture("f64_2x3.npy");
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("dtype '<f8'") && Contains("float32"));
+  }
+  SECTION("Fortran order written by numpy") {
+    const std::string path = numpy_fixture("f32_fortran_3x2.npy");
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("Fortran order"));
+  }
+  SECTION("truncated by a few bytes") {
+    const std::string path = dir.file("truncated.npy");
+    write_bytes(path, bytes.substr(0, bytes.size() - 3));
+    CHECK_THROWS_WITH(load_npy_file(path),
+                      Contains(path) && Contains("needs " + std::to_string(bytes.size())) && Contains("truncated"));
+  }
+  SECTION("truncated inside the header") {
+    const std::string path = dir.file("stub.npy");
+    write_bytes(path, bytes.substr(0, 40));
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("truncated in its header"));
+  }
+  SECTION("trailing bytes") {
+    const std::string path = dir.file("padded.npy");
+    write_bytes(path, bytes + std::string(2, '\0'));
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("trailing bytes"));
+  }
+  SECTION("a header without a shape") {
+    const std::string path = dir.file("no_shape.npy");
+    std::string broken = bytes;
+    broken.replace(broken.find("'shape'"), 7, "'shapa'");
+    write_bytes(path, broken);
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("no valid shape"));
+  }
+  SECTION("an unwritable path") {
+    const std::string path = dir.file("no_such_folder/out.npy");
+    CHECK_THROWS_WITH(save_npy(path, values.data(), {2, 3}), Contains(path) && Contains("for writing"));
+  }
+}
