@@ -65,7 +65,7 @@ TEST_CASE("clip_grad_norm: the clipped norm is max_norm, the direction is kept",
   CHECK_THROWS_AS(clip_grad_norm(params, 0.0f), ShapeError);
 }
 
-TEST_CASE("first_non_finite_gradient names the culprit; clipping leaves it untouched",
+TEST_CASE("first_non_finite_gradient names the culprit and clipping leaves it untouched",
           "[gradient_clipping]") {
   Three model;
   model.a.grad.fill(1.0f);

@@ -4,7 +4,7 @@
 
 #include "tfm/random.hpp"
 
-TEST_CASE("Rng: same seed, same numbers; another seed, other numbers", "[random]") {
+TEST_CASE("Rng: same seed, same numbers, another seed, other numbers", "[random]") {
   tfm::Rng a(42), b(42), c(43);
   for (int i = 0; i < 100; ++i) {
     const auto x = a.next_u64();

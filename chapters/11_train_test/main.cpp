@@ -158,15 +158,28 @@ TokenIds encode_row(const Vocabulary& vocabulary, const std::string& text) {
   return row;
 }
 
-// Restores the vowels of one line of user input, with clear errors for what cannot work.
-std::string restore(Transformer& model, const Task& task, const std::string& text, std::size_t beam,
-                    bool keep_letters) {
+// The source ids of one line of user input for --restore, with clear errors for what cannot
+// work. main() calls it before training too, so that a typo does not cost a training run.
+TokenIds restore_source(const Config& config, const Task& task, const std::string& text) {
+  if (task.name != "vowels") throw UsageError("--restore needs --task vowels");
   if (text.empty()) throw UsageError("--restore: the text is empty");
-  const TokenIds src = encode_row(task.src_vocabulary, text);  // names any unknown character
-  if (src.shape(1) > model.config().max_len)
+  TokenIds src;
+  try {
+    src = encode_row(task.src_vocabulary, text);
+  } catch (const VocabularyError& e) {  // names the character and its position
+    throw UsageError(std::string("--restore: ") + e.what());
+  }
+  if (src.shape(1) > config.max_len)
     throw UsageError("--restore: the text has " + std::to_string(src.shape(1)) +
                      " characters but the model's positional table holds " +
-                     std::to_string(model.config().max_len));
+                     std::to_string(config.max_len));
+  return src;
+}
+
+// Restores the vowels of one line of user input.
+std::string restore(Transformer& model, const Task& task, const std::string& text, std::size_t beam,
+                    bool keep_letters) {
+  const TokenIds src = restore_source(model.config(), task, text);
   return decoded_text(task.tgt_vocabulary, decode(model, src, task, beam, keep_letters), 0);
 }
 
@@ -339,6 +352,7 @@ int main(int argc, char** argv) {
     }
     for (const std::string& assignment : cli.values("--set")) config.set(assignment);
     config.validate();
+    if (cli.given("--restore")) restore_source(config, task, cli.value("--restore"));  // fail early
     Transformer model(config, seed);
     const ParameterList params = parameters_of(model);
     Adam optimizer(params, AdamOptions::paper());
@@ -354,15 +368,19 @@ int main(int argc, char** argv) {
                 config.n_encoder_layers, config.n_decoder_layers, config.d_ff, params.count());
 
     // [train]
+    // The budget: --steps and/or --minutes; else the task's default, except after --load,
+    // where only an explicit budget trains on (so that --load DIR --restore TEXT just restores).
     TrainingOptions training;
-    const bool budget_given = cli.given("--steps") || cli.given("--minutes");
-    training.max_steps = cli.given("--steps") ? static_cast<std::size_t>(cli.integer("--steps"))
-                         : budget_given       ? 0
-                                              : task.default_steps;
+    const bool use_default = !cli.given("--steps") && !cli.given("--minutes") && !cli.given("--load");
+    training.max_steps = cli.given("--steps") ? cli.count("--steps")
+                         : use_default        ? task.default_steps
+                                              : 0;
+    if (cli.given("--minutes") && !(cli.number("--minutes") >= 0))
+      throw UsageError("option '--minutes' needs a number >= 0, got " + cli.value("--minutes"));
     training.max_seconds = 60.0 * (cli.given("--minutes") ? cli.number("--minutes")
-                                   : budget_given         ? 0.0
-                                                          : task.default_minutes);
-    training.eval_every = static_cast<std::size_t>(cli.integer("--eval-every"));
+                                   : use_default          ? task.default_minutes
+                                                          : 0.0);
+    training.eval_every = cli.count("--eval-every");
     training.clip_norm = config.clip_norm;
     training.label_smoothing = config.label_smoothing;
     training.schedule = config.warmup_steps > 0
@@ -389,10 +407,10 @@ int main(int argc, char** argv) {
     }
 
     // [test]
-    const auto beam = static_cast<std::size_t>(cli.integer("--beam"));
+    const std::size_t beam = cli.count("--beam");
+    if (beam == 0) throw UsageError("option '--beam' needs K >= 1 (1: greedy decoding)");
     const bool keep_letters = !cli.flag_set("--free");
     if (cli.given("--restore")) {
-      if (task.name != "vowels") throw UsageError("--restore needs --task vowels");
       std::cout << cli.value("--restore") << "  ->  "
                 << restore(model, task, cli.value("--restore"), beam, keep_letters) << "\n";
       return 0;
@@ -400,14 +418,14 @@ int main(int argc, char** argv) {
     std::cout << "\nTesting (" << (beam <= 1 ? std::string("greedy decoding") : "beam search, K = " + std::to_string(beam))
               << ", key/value cache):\n";
     if (task.name == "vowels")
-      test_vowels(model, task, *vowel_data, static_cast<std::size_t>(cli.integer("--eval-windows")), beam);
+      test_vowels(model, task, *vowel_data, cli.count("--eval-windows"), beam);
     else
       test_copy_or_translate(model, task, beam);
     // [test]
 
-    const std::size_t layer = cli.given("--layer") ? static_cast<std::size_t>(cli.integer("--layer"))
+    const std::size_t layer = cli.given("--layer") ? cli.count("--layer")
                                                    : config.n_decoder_layers - 1;
-    const std::size_t head = static_cast<std::size_t>(cli.integer("--head"));
+    const std::size_t head = cli.count("--head");
     if (layer >= std::min(config.n_encoder_layers, config.n_decoder_layers) || head >= config.n_heads)
       throw UsageError("--layer/--head out of range: the model has " + std::to_string(config.n_encoder_layers) +
                        " + " + std::to_string(config.n_decoder_layers) + " layers and " +

@@ -95,6 +95,12 @@ long long CommandLine::integer(const std::string& name) const {
   return v;
 }
 
+std::size_t CommandLine::count(const std::string& name) const {
+  const long long v = integer(name);
+  if (v < 0) throw UsageError("option '" + name + "' needs a whole number >= 0, got " + std::to_string(v));
+  return static_cast<std::size_t>(v);
+}
+
 double CommandLine::number(const std::string& name) const {
   const std::string& text = value(name);
   std::size_t used = 0;

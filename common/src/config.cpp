@@ -1,5 +1,7 @@
 #include "tfm/config.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -143,7 +145,18 @@ std::string Config::get(const std::string& key) const {
   std::ostringstream out;
   switch (f.kind) {
     case Kind::kSize: out << this->*f.size_member; break;
-    case Kind::kFloat: out << this->*f.float_member; break;
+    case Kind::kFloat: {
+      // The shortest text that reads back as the same float (0.1, not 0.100000001), so that a
+      // checkpoint's config.txt restores every value bit for bit.
+      const float value = this->*f.float_member;
+      char text[32];
+      for (int digits = 6; digits <= 9; ++digits) {
+        std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(value));
+        if (std::strtof(text, nullptr) == value) break;
+      }
+      out << text;
+      break;
+    }
     case Kind::kBool: out << (this->*f.bool_member ? 1 : 0); break;
   }
   return out.str();

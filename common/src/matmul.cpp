@@ -4,10 +4,46 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+#include <cstdlib>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace tfm {
 namespace {
 
 CBLAS_TRANSPOSE to_cblas(Op op) { return op == Op::kPlain ? CblasNoTrans : CblasTrans; }
+
+// Threads. The library uses ONE pool of threads, OpenMP's: layer loops (softmax rows, layer norm
+// rows, the heads of attention) and the big products below all share it. OpenBLAS has a pool of
+// its own; two pools that each keep their threads spinning between jobs fight over the cores
+// (PyTorch from Debian shows it: 2 threads no faster than 1). So OpenBLAS runs single-threaded,
+// and gemm() splits a big product into one slice per OpenMP thread itself.
+//
+// The number of threads is OMP_NUM_THREADS if set, else OPENBLAS_NUM_THREADS (what the tests and
+// the tutorial set), else one per core. Configured once, before main, by this initialiser.
+int configure_threads() {
+#ifdef _OPENMP
+  if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(openblas_get_num_threads());
+  openblas_set_num_threads(1);
+  return omp_get_max_threads();
+#else
+  return 1;  // built without OpenMP: every product is one call, threaded by OpenBLAS itself
+#endif
+}
+const int kThreads = configure_threads();
+
+// A product smaller than this (M*N*K multiply-adds) is not worth splitting across threads.
+constexpr double kSplitThreshold = 1 << 21;
+
+void sgemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
+           std::size_t lda, const float* B, std::size_t ldb, float beta, float* C, std::size_t ldc) {
+  cblas_sgemm(CblasRowMajor, to_cblas(op_a), to_cblas(op_b), static_cast<int>(M),
+              static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda), B,
+              static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+}
 
 struct Dims {
   std::size_t m, n, k;
@@ -33,15 +69,42 @@ Dims product_dims(const char* op_name, std::size_t a_rows, std::size_t a_cols, s
 void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
           std::size_t lda, const float* B, std::size_t ldb, float beta, float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
-  cblas_sgemm(CblasRowMajor, to_cblas(op_a), to_cblas(op_b), static_cast<int>(M),
-              static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda), B,
-              static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
+  const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const std::size_t parts = work < kSplitThreshold ? 1 : static_cast<std::size_t>(kThreads);
+  if (parts <= 1) {
+    sgemm(op_a, op_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  // A big product on several threads: C is cut into `parts` slices along its longer side, and
+  // each thread computes its slice as an ordinary (single-threaded) product of a slice of A
+  // (rows of C) or of B (columns of C) with the whole other operand. Every entry of C is the
+  // same dot product as in one call, so the result does not depend on the number of threads.
+  const bool by_rows = M >= N;
+  const std::size_t extent = by_rows ? M : N;
+  const std::size_t slice = (extent + parts - 1) / parts;
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(parts))
+  for (std::size_t p = 0; p < parts; ++p) {
+    const std::size_t begin = p * slice, end = std::min(extent, begin + slice);
+    if (begin >= end) continue;
+    if (by_rows) {  // rows begin..end of op(A) and of C
+      const float* A_part = op_a == Op::kPlain ? A + begin * lda : A + begin;
+      sgemm(op_a, op_b, end - begin, N, K, alpha, A_part, lda, B, ldb, beta, C + begin * ldc, ldc);
+    } else {  // columns begin..end of op(B) and of C
+      const float* B_part = op_b == Op::kPlain ? B + begin : B + begin * ldb;
+      sgemm(op_a, op_b, M, end - begin, K, alpha, A, lda, B_part, ldb, beta, C + begin, ldc);
+    }
+  }
 }
 
 void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
                   float alpha, const float* A, std::size_t lda, std::size_t stride_a, const float* B,
                   std::size_t ldb, std::size_t stride_b, float beta, float* C, std::size_t ldc,
                   std::size_t stride_c) {
+  // Small products (attention's per-head [40, 40] scores) are run one per thread; a big one is
+  // split by gemm() itself, so the batch is walked in order then.
+  const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const bool small = work < kSplitThreshold;
+#pragma omp parallel for schedule(static) if (small && batch > 1)
   for (std::size_t i = 0; i < batch; ++i) {
     gemm(op_a, op_b, M, N, K, alpha, A + i * stride_a, lda, B + i * stride_b, ldb, beta,
          C + i * stride_c, ldc);

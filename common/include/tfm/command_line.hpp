@@ -42,6 +42,9 @@ class CommandLine {
   bool given(const std::string& name) const;
   /// The value of an option read as a whole number; throws UsageError naming the option.
   long long integer(const std::string& name) const;
+  /// The value of an option read as a count (a whole number >= 0); throws UsageError naming the
+  /// option otherwise.
+  std::size_t count(const std::string& name) const;
   /// The value of an option read as a number; throws UsageError naming the option.
   double number(const std::string& name) const;
   /// All values of a repeated option, in order.

@@ -1,0 +1,371 @@
+// The C++ half of `./tutorial bench`: times the library on the work that bench/reference.py gives
+// PyTorch, and prints ONE line of JSON per run for bench/run to put in its table.
+//
+//   bench_transformer --row sgemm                     cblas_sgemm on the `vowels` model's shapes
+//   bench_transformer --row train --steps 3           training steps at the `vowels` preset
+//   bench_transformer --row forward --runs 5          forward of the `csdn` preset, evaluation mode
+//   bench_transformer --row decode --batch 64         greedy decoding of 40-character windows
+//                                   [--uncached]      ... re-running the decoder on the prefix
+//
+// Each run is a fresh process, so its peak resident memory belongs to that row alone. The thread
+// counts come from the environment (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, set by bench/run); the
+// JSON reports the ones really in use, and how many cores were busy (CPU time / wall time).
+// Timings only: the tests check that the code is right, never how fast it is.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <cblas.h>  // the sgemm rate and OpenBLAS's own thread count; no xtensor-blas in this file
+
+#include "tfm/adam.hpp"
+#include "tfm/command_line.hpp"
+#include "tfm/config.hpp"
+#include "tfm/decoding.hpp"
+#include "tfm/random.hpp"
+#include "tfm/trainer.hpp"
+#include "tfm/transformer.hpp"
+#include "tfm/vowel_restoration.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ---------------------------------------------------------------------------------------------
+// Measuring: wall time, CPU time of every thread of the process, peak resident memory.
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// User + system time of all the process's threads so far: CPU time / wall time = cores busy.
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// The largest resident set the process has had so far (Linux counts ru_maxrss in KiB).
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Runs `work` `warmup` times untimed, then `runs` times timed: the seconds of each timed run
+// and the cores busy over all of them.
+struct Timings {
+  std::vector<double> seconds;
+  double cores_busy = 0.0;
+};
+Timings time_runs(int warmup, int runs, const std::function<void()>& work) {
+  for (int i = 0; i < warmup; ++i) work();
+  Timings t;
+  const double cpu_start = cpu_seconds();
+  const Clock::time_point wall_start = Clock::now();
+  for (int i = 0; i < runs; ++i) {
+    const Clock::time_point start = Clock::now();
+    work();
+    t.seconds.push_back(seconds_between(start, Clock::now()));
+  }
+  t.cores_busy = (cpu_seconds() - cpu_start) / seconds_between(wall_start, Clock::now());
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JSON line: a flat object of numbers, strings, lists of numbers and nested objects.
+
+class JsonObject {
+ public:
+  JsonObject& number(const std::string& key, double value) {
+    std::ostringstream text;
+    text.precision(9);
+    text << value;
+    return raw(key, text.str());
+  }
+  JsonObject& text(const std::string& key, const std::string& value) {
+    std::string quoted = "\"";
+    for (const char c : value) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      if (c != '\n') quoted += c;
+    }
+    return raw(key, quoted + "\"");
+  }
+  JsonObject& numbers(const std::string& key, const std::vector<double>& values) {
+    std::ostringstream list;
+    list.precision(9);
+    list << "[";
+    for (std::size_t i = 0; i < values.size(); ++i) list << (i ? ", " : "") << values[i];
+    return raw(key, list.str() + "]");
+  }
+  JsonObject& object(const std::string& key, const JsonObject& value) { return raw(key, value.str()); }
+  std::string str() const { return "{" + body_ + "}"; }
+
+ private:
+  JsonObject& raw(const std::string& key, const std::string& value) {
+    body_ += (body_.empty() ? "\"" : ", \"") + key + "\": " + value;
+    return *this;
+  }
+  std::string body_;
+};
+
+// Every Config field (Config::get gives each as text; numbers stay numbers in the JSON), so
+// that bench/reference.py builds PyTorch's model from exactly these settings.
+JsonObject config_json(const tfm::Config& config) {
+  JsonObject out;
+  for (const std::string& key : tfm::Config::keys()) {
+    const std::string value = config.get(key);
+    std::istringstream parse(value);
+    double number = 0.0;
+    if ((parse >> number) && parse.eof())
+      out.number(key, number);
+    else
+      out.text(key, value);
+  }
+  return out;
+}
+
+// The threads each pool really has, as the libraries report them.
+JsonObject threads_json() {
+  JsonObject out;
+  out.number("openblas", openblas_get_num_threads());
+#ifdef _OPENMP
+  out.number("openmp", omp_get_max_threads());
+#endif
+  out.text("openblas_config", openblas_get_config());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs. Random ids stand in for text: the work of a step depends on the shapes alone.
+
+// [batch, len] ids drawn uniformly from [low, high).
+tfm::TokenIds random_ids(std::size_t batch, std::size_t len, std::int32_t low, std::int32_t high,
+                         tfm::Rng& rng) {
+  tfm::TokenIds ids = tfm::TokenIds::from_shape({batch, len});
+  for (auto& id : ids) id = low + static_cast<std::int32_t>(rng.below(std::uint64_t(high - low)));
+  return ids;
+}
+
+// A batch shaped like vowel-restoration windows: src, tgt_out `[B, L]` of ordinary symbols (no
+// <pad>, so every position counts in the loss), tgt_in = <bos> + tgt_out[:, :-1].
+tfm::Batch random_windows(const tfm::Config& config, tfm::Rng& rng) {
+  const std::size_t B = config.batch_size, L = config.tgt_len;
+  tfm::Batch batch;
+  batch.src = random_ids(B, config.src_len, tfm::kFirstSymbolId, std::int32_t(config.src_vocab_size), rng);
+  batch.tgt_out = random_ids(B, L, tfm::kFirstSymbolId, std::int32_t(config.tgt_vocab_size), rng);
+  batch.tgt_in = tfm::TokenIds::from_shape({B, L});
+  for (std::size_t b = 0; b < B; ++b) {
+    batch.tgt_in(b, 0) = tfm::kBosId;
+    for (std::size_t t = 1; t < L; ++t) batch.tgt_in(b, t) = batch.tgt_out(b, t - 1);
+  }
+  return batch;
+}
+
+// The `vowels` preset with the task's real vocabulary (32 symbols: the four reserved ids, `*`,
+// space and 26 letters).
+tfm::Config vowels_config() {
+  tfm::Config config = tfm::preset("vowels");
+  config.src_vocab_size = config.tgt_vocab_size = tfm::vowel_vocabulary().size();
+  return config;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rows.
+
+// The machine's BLAS rate on the products a Linear layer of the `vowels` model runs forward:
+// C[M, N] = A[M, K] · W[N, K]^T with M = batch × length = 5120 tokens and (N, K) = (d, d) for
+// W_Q, W_K, W_V, W_O, (d_ff, d) and (d, d_ff) for the feed-forward. Outputs preallocated: this is
+// what OpenBLAS can do, the ceiling the model's GFLOP/s are compared with.
+JsonObject sgemm_row(int runs) {
+  const tfm::Config c = vowels_config();
+  const std::size_t tokens = c.batch_size * c.tgt_len;
+  struct Shape { std::size_t M, N, K; };
+  const Shape shapes[] = {{tokens, c.d_model, c.d_model}, {tokens, c.d_ff, c.d_model},
+                          {tokens, c.d_model, c.d_ff}};
+  tfm::Rng rng(0);
+  JsonObject out, per_shape;
+  double total_flops = 0.0, total_seconds = 0.0;
+  double cores_busy = 0.0;
+  for (const Shape& s : shapes) {
+    std::vector<float> A(s.M * s.K), W(s.N * s.K), C(s.M * s.N);
+    for (float& a : A) a = float(rng.below(1000)) / 1000.0f - 0.5f;
+    for (float& w : W) w = float(rng.below(1000)) / 1000.0f - 0.5f;
+    const Timings t = time_runs(2, runs, [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.M), int(s.N), int(s.K), 1.0f,
+                  A.data(), int(s.K), W.data(), int(s.K), 0.0f, C.data(), int(s.N));
+    });
+    const double flops = 2.0 * double(s.M) * double(s.N) * double(s.K);  // a multiply and an add
+    const double seconds = median(t.seconds);
+    per_shape.number(std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K),
+                     flops / seconds / 1e9);
+    total_flops += flops;
+    total_seconds += seconds;
+    cores_busy = std::max(cores_busy, t.cores_busy);
+  }
+  out.text("row", "sgemm")
+      .number("gflops", total_flops / total_seconds / 1e9)  // one of each shape, back to back
+      .object("gflops_per_shape", per_shape)
+      .number("cores_busy", cores_busy)
+      .object("threads", threads_json());
+  return out;
+}
+
+// Training steps at the `vowels` preset, timed inside the library's own loop (tfm::train, the
+// loop chapter 11 runs): forward, loss, backward, the non-finite guard, clipping, Adam. The time
+// of step i is the time between the loop asking for batch i and asking for batch i + 1.
+JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
+  const tfm::Config config = vowels_config();
+  tfm::Transformer model(config, seed);
+  const tfm::ParameterList params = tfm::parameters_of(model);
+  tfm::Adam optimizer(params, tfm::AdamOptions::paper());
+  const double setup_rss = peak_rss_mib();
+
+  tfm::Rng rng(seed);
+  std::vector<tfm::Batch> batches;
+  for (int i = 0; i < warmup + steps; ++i) batches.push_back(random_windows(config, rng));
+
+  std::vector<Clock::time_point> wall;  // when step i asked for its batch; the end last
+  std::vector<double> cpu;
+  const std::function<tfm::Batch()> next_batch = [&] {
+    wall.push_back(Clock::now());
+    cpu.push_back(cpu_seconds());
+    return batches[wall.size() - 1];
+  };
+  tfm::TrainingOptions options;
+  options.max_steps = std::size_t(warmup + steps);
+  options.clip_norm = config.clip_norm;
+  options.label_smoothing = config.label_smoothing;
+  options.schedule = tfm::LearningRateSchedule::constant(config.learning_rate);
+  options.trace_first_step = false;
+  std::ostream discard(nullptr);  // no progress bar: a stream without a buffer drops everything
+  const tfm::TrainingHistory history = tfm::train(model, optimizer, next_batch, {}, options, discard, false);
+  wall.push_back(Clock::now());
+  cpu.push_back(cpu_seconds());
+
+  std::vector<double> seconds;
+  for (std::size_t i = std::size_t(warmup); i + 1 < wall.size(); ++i)
+    seconds.push_back(seconds_between(wall[i], wall[i + 1]));
+  const double timed_wall = seconds_between(wall[std::size_t(warmup)], wall.back());
+  const double timed_cpu = cpu.back() - cpu[std::size_t(warmup)];
+
+  JsonObject out;
+  out.text("row", "train")
+      .number("parameters", double(params.count()))
+      .number("tokens_per_step", double(history.tokens) / double(warmup + steps))
+      .numbers("step_seconds", seconds)
+      .number("median_step_seconds", median(seconds))
+      .number("first_loss", history.train_loss.front())
+      .number("last_loss", history.train_loss.back())
+      .number("setup_rss_mib", setup_rss)
+      .number("peak_rss_mib", peak_rss_mib())
+      .number("cores_busy", timed_cpu / timed_wall)
+      .object("threads", threads_json())
+      .object("config", config_json(config));
+  return out;
+}
+
+// One forward pass of the `csdn` preset in evaluation mode on reference 000's test input:
+// src = randint(0, 10000, (32, 10)), trg = randint(0, 10000, (32, 20)) -> [32, 20, 10000].
+JsonObject forward_row(int runs, std::uint64_t seed) {
+  const tfm::Config config = tfm::preset("csdn");
+  tfm::Transformer model(config, seed);
+  model.set_training(false);
+  tfm::Rng rng(seed);
+  const std::int32_t V = std::int32_t(config.src_vocab_size);
+  const tfm::TokenIds src = random_ids(config.batch_size, config.src_len, 0, V, rng);
+  const tfm::TokenIds trg = random_ids(config.batch_size, config.tgt_len, 0, V, rng);
+  tfm::Tensor3 logits;
+  const Timings t = time_runs(1, runs, [&] { logits = model.forward(src, trg); });
+  JsonObject out;
+  out.text("row", "forward")
+      .number("parameters", double(tfm::parameters_of(model).count()))
+      .text("output_shape", tfm::shape_string(logits.shape()))
+      .numbers("run_seconds", t.seconds)
+      .number("median_seconds", median(t.seconds))
+      .number("peak_rss_mib", peak_rss_mib())
+      .number("cores_busy", t.cores_busy)
+      .object("threads", threads_json())
+      .object("config", config_json(config));
+  return out;
+}
+
+// Greedy decoding of `batch` vowel windows of 40 characters, 40 tokens each (no early stop at
+// <eos>: every run does the same work), with the key/value cache or re-running the decoder on
+// the whole prefix at every step.
+JsonObject decode_row(std::size_t batch, bool cached, int runs, std::uint64_t seed) {
+  const tfm::Config config = vowels_config();
+  tfm::Transformer model(config, seed);
+  tfm::Rng rng(seed);
+  const tfm::TokenIds src =
+      random_ids(batch, config.src_len, tfm::kFirstSymbolId, std::int32_t(config.src_vocab_size), rng);
+  tfm::DecodeOptions options;
+  options.max_steps = config.src_len;
+  options.stop_at_eos = false;
+  options.cached = cached;
+  tfm::DecodeResult result;
+  const Timings t = time_runs(1, runs, [&] { result = tfm::greedy_decode(model, src, options); });
+  JsonObject out;
+  out.text("row", "decode")
+      .number("batch", double(batch))
+      .number("steps", double(result.steps()))
+      .text("method", cached ? "key/value cache" : "decoder re-run on the whole prefix")
+      .numbers("run_seconds", t.seconds)
+      .number("median_seconds", median(t.seconds))
+      .number("peak_rss_mib", peak_rss_mib())
+      .number("cores_busy", t.cores_busy)
+      .object("threads", threads_json())
+      .object("config", config_json(config));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli("bench_transformer",
+                         "The C++ side of ./tutorial bench: one benchmark row per run, printed as "
+                         "one line of JSON. Threads: set OPENBLAS_NUM_THREADS (and OMP_NUM_THREADS).");
+    cli.option("--row", "NAME", "sgemm | train | forward | decode")
+        .option("--runs", "N", "timed runs after the warm-up (sgemm, forward, decode)", "5")
+        .option("--steps", "N", "timed training steps after the warm-up (train)", "3")
+        .option("--warmup", "N", "untimed training steps first (train)", "1")
+        .option("--batch", "N", "windows decoded together (decode)", "1")
+        .flag("--uncached", "decode by re-running the decoder on the whole prefix (decode)")
+        .option("--seed", "N", "seed of the weights and of the random ids", "0");
+    if (!cli.parse(argc, argv)) return 0;
+    const std::string row = cli.value("--row");
+    const int runs = int(std::max(1LL, cli.integer("--runs")));
+    const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
+    JsonObject result;
+    if (row == "sgemm")
+      result = sgemm_row(runs);
+    else if (row == "train")
+      result = train_row(int(std::max(0LL, cli.integer("--warmup"))), int(std::max(1LL, cli.integer("--steps"))), seed);
+    else if (row == "forward")
+      result = forward_row(runs, seed);
+    else if (row == "decode")
+      result = decode_row(std::size_t(std::max(1LL, cli.integer("--batch"))), !cli.flag_set("--uncached"), runs, seed);
+    else
+      throw tfm::UsageError("--row must be sgemm, train, forward or decode, got '" + row + "'");
+    std::printf("%s\n", result.str().c_str());
+    return 0;
+  });
+}
