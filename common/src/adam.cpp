@@ -37,6 +37,8 @@ void Adam::step(float learning_rate) {
     const ParameterRef& p = params_.refs()[k];
     float* m = m_[k].data();
     float* v = v_[k].data();
+    // Every entry is updated on its own: the threads share the entries of a big parameter.
+#pragma omp parallel for simd if (p.size > (1 << 16))
     for (std::size_t i = 0; i < p.size; ++i) {
       const float g = p.grad[i] + decay * p.value[i];  // L2 penalty, as torch.optim.Adam
       m[i] = b1 * m[i] + (1.0f - b1) * g;              // running mean of g

@@ -13,7 +13,11 @@ Tensor3 AddNorm::forward(const Tensor3& residual, const Tensor3& sublayer_output
           "residual " + shape_string(residual.shape()) + " and sub-layer output " +
               shape_string(sublayer_output.shape()) + " differ");
   Tensor3 sum = dropout_.forward(sublayer_output);
-  for (std::size_t i = 0; i < sum.size(); ++i) sum.data()[i] += residual.data()[i];
+  float* s = sum.data();
+  const float* r = residual.data();
+  const std::size_t n = sum.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) s[i] += r[i];
   trace::step("AddNorm", "x + dropout(sublayer(x))", "sum", sum, "batch, len, d_model");
   Tensor3 y = norm.forward(sum);
   trace::step("AddNorm", "layer norm", "y", y, "batch, len, d_model");

@@ -26,6 +26,7 @@ constexpr const char* kContextAxes = "batch, heads, len_q, d_v";
 // scores [B, H, Lq, Lk], mask [B, Lq, Lk].
 void fill_blocked(float* scores, const Mask& mask, std::size_t heads_per_item, float value) {
   const std::size_t B = mask.shape(0), pairs = mask.shape(1) * mask.shape(2);  // Lq * Lk
+#pragma omp parallel for if (B * heads_per_item * pairs > (1 << 16))
   for (std::size_t b = 0; b < B; ++b) {
     const std::uint8_t* allowed = mask.data() + b * pairs;  // the same mask for every head
     for (std::size_t h = 0; h < heads_per_item; ++h) {
@@ -82,7 +83,9 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, c
   // terms has variance d_k; unscaled, large heads would
   // saturate the softmax and stop its gradient.
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
-  for (std::size_t i = 0; i < scores.size(); ++i) S[i] *= scale;
+  const std::size_t n = scores.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) S[i] *= scale;
   trace::step(kName, "scale", "S = S / sqrt(d_k)", scores,
               kScoreAxes);
 

@@ -1,5 +1,7 @@
 #include "tfm/dropout.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -19,19 +21,34 @@ Tensor3 Dropout::forward(const Tensor3& x) {
     mask_ = Tensor3();
     return x;
   }
-  // Keep each entry with probability 1 - p (uniform() is in [0, 1), so P(u >= p) = 1 - p) and
-  // scale the kept ones by 1/(1-p): the expected value of y equals x, which is why evaluation
-  // can simply skip dropout.
+  // Keep each entry with probability 1 - p and scale the kept ones by 1/(1-p): the expected
+  // value of y equals x, which is why evaluation can simply skip dropout.
+  // The coin of an entry is a 16-bit uniform u in [0, 65536), kept if u >= p * 65536 (so
+  // P(keep) = 1 - p to within 1/131072); one 64-bit draw gives the coins of four entries.
+  // The entries are dealt out in blocks of kBlock, each with its own generator seeded from one
+  // draw of the module's generator: the blocks can be drawn on different threads, and the mask
+  // depends only on the seed, never on the number of threads.
+  constexpr std::size_t kBlock = 1 << 14;
   const float scale = 1.0f / (1.0f - p_);
+  const auto threshold = static_cast<std::uint64_t>(std::lround(p_ * 65536.0f));
+  const std::uint64_t forward_seed = rng_.next_u64();
+  const std::size_t n = x.size(), blocks = (n + kBlock - 1) / kBlock;
   masked_ = true;
-  mask_ = Tensor3::from_shape(x.shape());
+  mask_.resize(x.shape());  // reuses the last mask's memory while the shape stays the same
   Tensor3 y = Tensor3::from_shape(x.shape());
   float* m = mask_.data();
   const float* in = x.data();
   float* out = y.data();
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    m[i] = rng_.uniform() >= p_ ? scale : 0.0f;
-    out[i] = in[i] * m[i];
+#pragma omp parallel for if (blocks > 1)
+  for (std::size_t block = 0; block < blocks; ++block) {
+    Rng block_rng(forward_seed + block);
+    const std::size_t end = std::min(n, (block + 1) * kBlock);
+    for (std::size_t i = block * kBlock; i < end; i += 4) {
+      std::uint64_t bits = block_rng.next_u64();
+      for (std::size_t k = i; k < std::min(end, i + 4); ++k, bits >>= 16)
+        m[k] = (bits & 0xFFFF) >= threshold ? scale : 0.0f;
+    }
+    for (std::size_t i = block * kBlock; i < end; ++i) out[i] = in[i] * m[i];
   }
   return y;
 }
@@ -48,7 +65,9 @@ Tensor3 Dropout::backward(const Tensor3& dy) {
   const float* m = mask_.data();
   const float* g = dy.data();
   float* out = dx.data();
-  for (std::size_t i = 0; i < dy.size(); ++i) out[i] = g[i] * m[i];
+  const std::size_t n = dy.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) out[i] = g[i] * m[i];
   return dx;
 }
 // [dropout backward]

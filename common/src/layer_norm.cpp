@@ -24,6 +24,8 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
   Tensor3 y = Tensor3::from_shape(x.shape());
   const float* w = weight.value.data();
   const float* b = bias.value.data();
+  // Rows are independent: the threads share them out.
+#pragma omp parallel for if (rows * d_ > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
     const float* in = x.data() + r * d_;
     float* x_hat = x_hat_.data() + r * d_;
@@ -64,11 +66,21 @@ Tensor3 LayerNorm::backward(const Tensor3& dy) {
   float* db = bias.grad.data();
   Tensor3 dx = Tensor3::from_shape(dy.shape());
   const double inv_d = 1.0 / static_cast<double>(d_);
+  // y = w ⊙ x̂ + b: the parameters see dy directly, summed over all rows.
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* g_out = dy.data() + r * d_;
+    const float* x_hat = x_hat_.data() + r * d_;
+    for (std::size_t j = 0; j < d_; ++j) {
+      dw[j] += g_out[j] * x_hat[j];
+      db[j] += g_out[j];
+    }
+  }
+  // x̂ sees g = dy ⊙ w. Every row's dx depends on that row alone: the threads share the rows.
+#pragma omp parallel for if (rows * d_ > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
     const float* g_out = dy.data() + r * d_;
     const float* x_hat = x_hat_.data() + r * d_;
     float* g_in = dx.data() + r * d_;
-    // y = w ⊙ x̂ + b: the parameters see dy directly; x̂ sees g = dy ⊙ w.
     // x̂ = (x - μ)/σ depends on x three ways (directly, through μ, through σ); pushing g back
     // through all three gives dx = (1/σ) (g - mean(g) - x̂ mean(g ⊙ x̂)). The two means remove
     // exactly the directions that normalisation cannot change: a shift and a rescaling of x.
@@ -77,8 +89,6 @@ Tensor3 LayerNorm::backward(const Tensor3& dy) {
       const float g = g_out[j] * w[j];
       sum_g += g;
       sum_g_x_hat += static_cast<double>(g) * x_hat[j];
-      dw[j] += g_out[j] * x_hat[j];
-      db[j] += g_out[j];
     }
     const float mean_g = static_cast<float>(sum_g * inv_d);
     const float mean_g_x_hat = static_cast<float>(sum_g_x_hat * inv_d);

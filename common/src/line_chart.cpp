@@ -35,6 +35,12 @@ void write_line_chart_svg(const std::string& path, const std::vector<ChartSeries
       throw std::invalid_argument("line chart: series '" + s.name + "' has " + std::to_string(s.x.size()) +
                                   " x values but " + std::to_string(s.y.size()) + " y values");
     for (std::size_t i = 0; i < s.x.size(); ++i) {
+      // A NaN or infinity would end up as "nan" in the points attribute: an unreadable file.
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]))
+        throw std::invalid_argument("line chart: series '" + s.name +
+                                    "' has a value that is not finite at index " +
+                                    std::to_string(i) + " (x " + std::to_string(s.x[i]) +
+                                    ", y " + std::to_string(s.y[i]) + ")");
       if (options.log_y && !(s.y[i] > 0))
         throw std::invalid_argument("line chart: series '" + s.name + "' has y <= 0 on a log axis");
       const double y = options.log_y ? std::log10(s.y[i]) : s.y[i];
@@ -65,12 +71,19 @@ void write_line_chart_svg(const std::string& path, const std::vector<ChartSeries
            svg::px(top + plot_h) + "\" stroke=\"#ddd\"/>\n";
     out += svg::text(sx(t), top + plot_h + 16, svg::short_number(t), "text-anchor=\"middle\"");
   }
-  // On a log axis ticks sit at powers of ten and at 2x and 5x them.
+  // On a log axis ticks sit at powers of ten and at 2x and 5x them. A curve that stays inside
+  // one such interval (a loss going from 1.8 to 1.5) would get no tick at all: it gets "nice"
+  // linear ticks of its values instead, placed on the log axis.
   std::vector<double> y_ticks;
   if (options.log_y) {
     for (double e = std::floor(y_min); e <= y_max; ++e)
       for (double m : {1.0, 2.0, 5.0})
         if (double v = e + std::log10(m); v >= y_min && v <= y_max) y_ticks.push_back(v);
+    if (y_ticks.size() < 2) {
+      y_ticks.clear();
+      for (double v : ticks(std::pow(10.0, y_min), std::pow(10.0, y_max), 4))
+        if (v > 0) y_ticks.push_back(std::log10(v));
+    }
   } else {
     y_ticks = ticks(y_min, y_max, 6);
   }

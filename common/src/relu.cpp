@@ -8,7 +8,9 @@ Tensor3 ReLU::forward(const Tensor3& x) {
   Tensor3 y = Tensor3::from_shape(x.shape());
   const float* in = x.data();
   float* out = y.data();
-  for (std::size_t i = 0; i < x.size(); ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+  const std::size_t n = x.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
   y_ = y;
   return y;
 }
@@ -25,7 +27,9 @@ Tensor3 ReLU::backward(const Tensor3& dy) {
   const float* y = y_.data();
   const float* g = dy.data();
   float* out = dx.data();
-  for (std::size_t i = 0; i < dy.size(); ++i) out[i] = y[i] > 0.0f ? g[i] : 0.0f;
+  const std::size_t n = dy.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) out[i] = y[i] > 0.0f ? g[i] : 0.0f;
   return dx;
 }
 // [relu backward]

@@ -7,7 +7,9 @@ namespace tfm {
 
 // [softmax forward]
 void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) {
-  // x, y: [rows, cols]; every row becomes a probability distribution.
+  // x, y: [rows, cols]; every row becomes a probability distribution. Rows are independent,
+  // so they are shared out among the threads.
+#pragma omp parallel for if (rows * cols > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
     const float* in = x + r * cols;
     float* out = y + r * cols;
@@ -32,6 +34,7 @@ void softmax_rows_backward(const float* y, const float* dy, float* dx, std::size
   // y, dy, dx: [rows, cols].
   // The Jacobian of one row is dy_i/dx_j = y_i (δ_ij - y_j), so the vector-Jacobian product is
   // dx_j = y_j (dy_j - Σ_i dy_i y_i): one dot product per row, never the [cols, cols] matrix.
+#pragma omp parallel for if (rows * cols > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
     const float* yr = y + r * cols;
     const float* dyr = dy + r * cols;
