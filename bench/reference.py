@@ -164,7 +164,11 @@ def decode_row(c, args):
     generator = torch.Generator().manual_seed(args.seed)
     src = random_ids(args.batch, c["src_len"], FIRST_SYMBOL_ID, c["src_vocab_size"], generator)
     steps = []
-    seconds, cores_busy = timed(1, args.runs, lambda: steps.append(greedy_rerun(model, src, c["src_len"]).shape[1]))
+
+    def decode():
+        steps.append(greedy_rerun(model, src, c["src_len"]).shape[1])
+
+    seconds, cores_busy = timed(1, args.runs, decode)
     return {"row": "decode", "batch": args.batch, "steps": steps[-1],
             "method": "decoder re-run on the whole prefix", "run_seconds": seconds,
             "median_seconds": statistics.median(seconds), "peak_rss_mib": peak_rss_mib(),
