@@ -1,14 +1,22 @@
-// Loads the .npy fixtures that tests/fixtures/make_fixtures.py writes with PyTorch.
+// Test inputs: the .npy fixtures that tests/fixtures/make_fixtures.py writes with PyTorch, and
+// seeded random tensors.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
+#include <catch2/catch.hpp>
 #include <xtensor/xadapt.hpp>  // tests compare flat vectors (e.g. Adam's moments) via xt::adapt
 
+#include <xtensor/xnpy.hpp>
+
+#include "tfm/mask.hpp"
 #include "tfm/npy.hpp"
+#include "tfm/random.hpp"
 #include "tfm/tensor.hpp"
 
 namespace tfm::testing {
@@ -34,6 +42,28 @@ xt::xtensor<float, N> load_fixture(const std::string& name) {
   return out;
 }
 
+/// A fixture of any rank (parameters are rank 1 or 2), required to have the expected shape.
+inline xt::xarray<float> load_as(const std::string& name, const std::vector<std::size_t>& shape) {
+  const xt::xarray<float> a = xt::load_npy<float>(fixture_path(name + ".npy"));
+  REQUIRE(std::vector<std::size_t>(a.shape().begin(), a.shape().end()) == shape);
+  return a;
+}
+
+/// The fixtures store masks as float 0/1: `[B, Lq, Lk]` floats -> the same shape of 0/1 bytes.
+inline Mask to_mask(const Tensor3& m) {
+  Mask mask = Mask::from_shape(m.shape());
+  for (std::size_t i = 0; i < m.size(); ++i) mask.data()[i] = m.data()[i] != 0.0f;
+  return mask;
+}
+
+/// A tensor of rank N (3 unless given) and the given shape with entries from N(0, 1).
+template <std::size_t N = 3>
+xt::xtensor<float, N> random_normal(std::initializer_list<std::size_t> shape, Rng& rng) {
+  xt::xtensor<float, N> t = xt::xtensor<float, N>::from_shape(shape);
+  rng.fill_normal(t, 0.0f, 1.0f);
+  return t;
+}
+
 /// Largest |a - b| / (atol + |b|) over all entries: the relative error the parity tests bound.
 template <class A, class B>
 double max_relative_error(const A& a, const B& b, double atol = 1e-6) {
@@ -45,6 +75,17 @@ double max_relative_error(const A& a, const B& b, double atol = 1e-6) {
   for (auto p = a.begin(); p != a.end(); ++p, ++q) {
     const double err = std::abs(double(*p) - double(*q)) / (atol + std::abs(double(*q)));
     if (err > worst) worst = err;
+  }
+  return worst;
+}
+
+/// Same score as max_relative_error, for a flat buffer of ours against a loaded fixture.
+inline double relative_error(const float* ours, const xt::xarray<float>& reference,
+                             double atol = 1e-6) {
+  double worst = 0.0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    const double b = reference.data()[i];
+    worst = std::max(worst, std::abs(double(ours[i]) - b) / (atol + std::abs(b)));
   }
   return worst;
 }

@@ -12,6 +12,7 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
+#include "tfm/config.hpp"
 #include "tfm/feed_forward.hpp"
 #include "tfm/layer_norm.hpp"
 #include "tfm/mask.hpp"
@@ -22,11 +23,12 @@
 
 namespace tfm::testing {
 
-/// A tensor of the given shape with entries from N(0, 1).
-inline Tensor3 random_normal(std::initializer_list<std::size_t> shape, Rng& rng) {
-  Tensor3 t = Tensor3::from_shape(shape);
-  rng.fill_normal(t, 0.0f, 1.0f);
-  return t;
+/// The tiny preset (d_model 16, 2 heads, 2 + 2 layers, d_ff 32, vocabularies of 16) with the
+/// given dropout probability: 0 for exact comparisons, > 0 to test that dropout is wired in.
+inline Config tiny_with_dropout(float dropout) {
+  Config c = preset("tiny");
+  c.dropout = dropout;
+  return c;
 }
 
 /// Token ids `[B, len]` drawn uniformly from [1, vocab) (never padding), then sentence b ends in

@@ -12,23 +12,8 @@
 #include "tfm/trace.hpp"
 
 using namespace tfm;
-
-namespace {
-
-Tensor4 random4(std::initializer_list<std::size_t> shape, Rng& rng) {
-  Tensor4 t = Tensor4::from_shape(shape);
-  rng.fill_normal(t, 0, 1);
-  return t;
-}
-
-// The fixtures store masks as float 0/1.
-Mask to_mask(const Tensor3& m) {
-  Mask mask = Mask::from_shape(m.shape());
-  for (std::size_t i = 0; i < m.size(); ++i) mask.data()[i] = m.data()[i] != 0.0f;
-  return mask;
-}
-
-}  // namespace
+using testing::random_normal;
+using testing::to_mask;
 
 TEST_CASE("attention: forward and backward match PyTorch", "[attention][parity]") {
   // Reference: PyTorch in float64 on the same float32 inputs (tests/fixtures/make_attention_fixtures.py).
@@ -88,20 +73,20 @@ TEST_CASE("attention: masks give exact zeros, a fully masked row gives uniform w
       }
   // The fully blocked query had no say in the scores: its gradient is exactly zero.
   Rng rng(8);
-  const auto grads = attention.backward(random4({2, 2, 3, 6}, rng));
+  const auto grads = attention.backward(random_normal<4>({2, 2, 3, 6}, rng));
   for (std::size_t h = 0; h < 2; ++h)
     for (std::size_t d = 0; d < 5; ++d) CHECK(grads.q(1, h, 2, d) == 0.0f);
 }
 
 TEST_CASE("attention: the trace reports every step with its shape", "[attention][trace]") {
   Rng rng(9);
-  const Tensor4 q = random4({2, 3, 4, 8}, rng), k = random4({2, 3, 5, 8}, rng),
-                v = random4({2, 3, 5, 6}, rng);
+  const Tensor4 q = random_normal<4>({2, 3, 4, 8}, rng), k = random_normal<4>({2, 3, 5, 8}, rng),
+                v = random_normal<4>({2, 3, 5, 6}, rng);
   const Mask mask = xt::ones<std::uint8_t>({2, 4, 5});
   ScaledDotProductAttention attention;
   trace::Capture capture;
   attention.forward(q, k, v, &mask);
-  attention.backward(random4({2, 3, 4, 6}, rng));
+  attention.backward(random_normal<4>({2, 3, 4, 6}, rng));
   const auto lines = capture.lines();
   // "[Component] what   formula -> [shape]   (axes)"
   const char* expected[][2] = {
@@ -126,35 +111,35 @@ TEST_CASE("attention: the trace reports every step with its shape", "[attention]
 
 TEST_CASE("attention: shape errors name the shapes", "[attention]") {
   Rng rng(10);
-  const Tensor4 q = random4({2, 3, 4, 8}, rng), k = random4({2, 3, 5, 8}, rng),
-                v = random4({2, 3, 5, 6}, rng);
+  const Tensor4 q = random_normal<4>({2, 3, 4, 8}, rng), k = random_normal<4>({2, 3, 5, 8}, rng),
+                v = random_normal<4>({2, 3, 5, 6}, rng);
   ScaledDotProductAttention attention;
-  CHECK_THROWS_WITH(attention.backward(random4({2, 3, 4, 6}, rng)),
+  CHECK_THROWS_WITH(attention.backward(random_normal<4>({2, 3, 4, 6}, rng)),
                     Catch::Contains("backward called before forward"));
-  CHECK_THROWS_AS(attention.forward(q, random4({2, 3, 5, 7}, rng), v), ShapeError);
-  CHECK_THROWS_WITH(attention.forward(q, random4({2, 3, 5, 7}, rng), v),
+  CHECK_THROWS_AS(attention.forward(q, random_normal<4>({2, 3, 5, 7}, rng), v), ShapeError);
+  CHECK_THROWS_WITH(attention.forward(q, random_normal<4>({2, 3, 5, 7}, rng), v),
                     "ScaledDotProductAttention: key has shape [2, 3, 5, 7], expected "
                     "[2, 3, *, 8] (batch, heads, len_k, d_k)");
-  CHECK_THROWS_WITH(attention.forward(q, k, random4({2, 3, 4, 6}, rng)),
+  CHECK_THROWS_WITH(attention.forward(q, k, random_normal<4>({2, 3, 4, 6}, rng)),
                     "ScaledDotProductAttention: value has shape [2, 3, 4, 6], expected "
                     "[2, 3, 5, *] (batch, heads, len_k, d_v)");
-  CHECK_THROWS_WITH(attention.forward(q, random4({1, 3, 5, 8}, rng), v),
+  CHECK_THROWS_WITH(attention.forward(q, random_normal<4>({1, 3, 5, 8}, rng), v),
                     Catch::Contains("key has shape [1, 3, 5, 8], expected [2, 3, *, 8]"));
   const Mask wrong = xt::ones<std::uint8_t>({2, 5, 4});
   CHECK_THROWS_WITH(attention.forward(q, k, v, &wrong),
                     "ScaledDotProductAttention: mask has shape [2, 5, 4], expected [2, 4, 5] "
                     "(batch, len_q, len_k)");
   attention.forward(q, k, v);
-  CHECK_THROWS_WITH(attention.backward(random4({2, 3, 4, 8}, rng)),
+  CHECK_THROWS_WITH(attention.backward(random_normal<4>({2, 3, 4, 8}, rng)),
                     Catch::Contains("d_context has shape [2, 3, 4, 8], expected [2, 3, 4, 6]"));
 }
 
 TEST_CASE("attention: gradients agree with finite differences", "[attention][gradcheck]") {
   Rng rng(13);
   const std::size_t B = 2, H = 2, Lq = 3, Lk = 4, d_k = 5, d_v = 3;
-  Tensor4 q = random4({B, H, Lq, d_k}, rng), k = random4({B, H, Lk, d_k}, rng),
-          v = random4({B, H, Lk, d_v}, rng);
-  const Tensor4 probe = random4({B, H, Lq, d_v}, rng);
+  Tensor4 q = random_normal<4>({B, H, Lq, d_k}, rng), k = random_normal<4>({B, H, Lk, d_k}, rng),
+          v = random_normal<4>({B, H, Lk, d_v}, rng);
+  const Tensor4 probe = random_normal<4>({B, H, Lq, d_v}, rng);
   // Padding of the last key in batch 1, plus one fully blocked query (batch 0, query 1).
   Mask mask = xt::ones<std::uint8_t>({B, Lq, Lk});
   for (std::size_t i = 0; i < Lq; ++i) mask(1, i, Lk - 1) = 0;

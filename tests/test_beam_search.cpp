@@ -8,39 +8,15 @@
 #include <set>
 #include <vector>
 
+#include "decoding_helpers.hpp"
 #include "tfm/beam_search.hpp"
 
 using namespace tfm;
+using testing::random_forcing;
+using testing::random_source;
+using testing::same_ids;
 
 namespace {
-
-Config small_config() {
-  Config c;
-  c.src_vocab_size = 11;
-  c.tgt_vocab_size = 13;
-  c.d_model = 16;
-  c.n_heads = 4;
-  c.n_encoder_layers = 2;
-  c.n_decoder_layers = 2;
-  c.d_ff = 32;
-  c.dropout = 0.1f;
-  c.max_len = 32;
-  c.src_len = 8;
-  c.tgt_len = 10;
-  return c;
-}
-
-// [batch, len] ordinary source symbols; row b ends in b % 3 pads.
-TokenIds random_source(std::size_t batch, std::size_t len, std::size_t vocab, Rng& rng) {
-  TokenIds src = TokenIds::from_shape({batch, len});
-  for (std::size_t b = 0; b < batch; ++b)
-    for (std::size_t j = 0; j < len; ++j)
-      src(b, j) =
-          j + b % 3 >= len
-              ? kPadId
-              : static_cast<std::int32_t>(kFirstSymbolId + rng.below(vocab - kFirstSymbolId));
-  return src;
-}
 
 // log P(tokens | source row b), recomputed without any cache: one forward pass of the whole
 // model on <bos> + tokens[:-1], summing log-softmax at each target (in double).
@@ -64,11 +40,6 @@ double sequence_log_prob(Transformer& model, const TokenIds& src, std::size_t b,
   return total;
 }
 
-// Same shape and same ids. (Catch cannot decompose `a == b` on xtensor operands.)
-bool same_ids(const TokenIds& a, const TokenIds& b) {
-  return a.shape() == b.shape() && std::equal(a.begin(), a.end(), b.begin());
-}
-
 }  // namespace
 
 TEST_CASE("length_penalty is GNMT's ((5 + length) / 6)^alpha", "[beam]") {
@@ -79,7 +50,7 @@ TEST_CASE("length_penalty is GNMT's ((5 + length) / 6)^alpha", "[beam]") {
 }
 
 TEST_CASE("beam search with K = 1 is greedy decoding", "[beam]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   bool some_row_ended = false, some_row_ran_out = false;
   for (std::uint64_t seed : {1, 2, 3}) {
     for (std::size_t batch : {1, 4}) {
@@ -95,9 +66,7 @@ TEST_CASE("beam search with K = 1 is greedy decoding", "[beam]") {
           options.beam_size = 1;
           options.max_steps = 9;
           if (forcing) {
-            options.forced = TokenIds::from_shape({batch, 9});
-            for (std::int32_t& id : options.forced)
-              id = rng.below(3) == 0 ? static_cast<std::int32_t>(4 + rng.below(9)) : kFreeToken;
+            options.forced = random_forcing(batch, 9, config.tgt_vocab_size, rng);
             options.free_choices = {kEosId, 5, 6, 8, 11};
           }
           const DecodeResult greedy = greedy_decode(model, src, options);
@@ -120,7 +89,7 @@ TEST_CASE(
     "beam search with K > 1: hypotheses ranked by normalised score, scores recomputed "
     "without the cache",
     "[beam]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 21);  // ends some hypotheses with <eos>, not all (checked below)
   Rng rng(21);
   const TokenIds src = random_source(3, 7, config.src_vocab_size, rng);
@@ -174,7 +143,7 @@ TEST_CASE("beam search wide enough to keep every prefix finds the most probable 
           "[beam]") {
   // With V = 5 target ids and 3 steps there are 125 sequences; K = 25 keeps every 2-token
   // prefix, so the search is exhaustive and its 25 hypotheses must be the 25 best sequences.
-  Config config = small_config();
+  Config config = testing::small_decoding_config();
   config.tgt_vocab_size = 5;
   Transformer model(config, 31);
   Rng rng(31);
@@ -206,7 +175,7 @@ TEST_CASE("beam search wide enough to keep every prefix finds the most probable 
 }
 
 TEST_CASE("beam search honours forced tokens and the allowed choices", "[beam]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 41);
   Rng rng(41);
   const TokenIds src = random_source(2, 6, config.src_vocab_size, rng);
@@ -241,7 +210,7 @@ TEST_CASE("beam search honours forced tokens and the allowed choices", "[beam]")
 }
 
 TEST_CASE("beam search: bad options give clear errors", "[beam]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 2);
   Rng rng(2);
   const TokenIds src = random_source(2, 5, config.src_vocab_size, rng);

@@ -4,7 +4,6 @@
 // exported from PyTorch (tools/checkpoint_interop.py) gives PyTorch's logits.
 #include <signal.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "temp_dir.hpp"
 #include "tfm/adam.hpp"
 #include "tfm/checkpoint.hpp"
 #include "tfm/cross_entropy.hpp"
@@ -29,17 +29,6 @@ using Catch::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory in the temporary directory, unique to this process, removed at the end.
-struct TempDir {
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("tfm_checkpoint_" + std::to_string(::getpid()) + "_" + name)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  fs::path path;
-};
 
 // The tiny preset, smaller still, without dropout so that training is deterministic.
 Config tiny_config() {
@@ -169,7 +158,7 @@ TEST_CASE("Checkpoint: a saved model loads back with identical logits", "[checkp
   shared.tgt_vocab_size = shared.src_vocab_size;
   for (const Config& config : {tiny_config(), shared}) {
     INFO("shared_embedding " << config.shared_embedding);
-    TempDir tmp("round_trip");
+    testing::TempDir tmp("checkpoint", "round_trip");
     const fs::path dir = tmp.path / "ckpt";
     CheckpointHeader header = tiny_header();
     header.config = config;
@@ -204,7 +193,7 @@ TEST_CASE("Checkpoint: a saved model loads back with identical logits", "[checkp
 }
 
 TEST_CASE("Checkpoint: training resumed from a checkpoint equals uninterrupted training", "[checkpoint][adam]") {
-  TempDir tmp("resume");
+  testing::TempDir tmp("checkpoint", "resume");
   const std::string dir = (tmp.path / "ckpt").string();
   Transformer uninterrupted(tiny_config(), 1);
   Adam uninterrupted_adam(parameters_of(uninterrupted));
@@ -242,7 +231,7 @@ TEST_CASE("Checkpoint: training resumed from a checkpoint equals uninterrupted t
 
 TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and the model is untouched",
           "[checkpoint]") {
-  TempDir tmp("damaged");
+  testing::TempDir tmp("checkpoint", "damaged");
   const fs::path dir = tmp.path / "ckpt";
   const fs::path weights = dir / "parameters";
   const fs::path config_file = dir / "config.txt";
@@ -344,7 +333,7 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
 }
 
 TEST_CASE("Checkpoint: a checkpoint older than a training key loads with Config's default", "[checkpoint]") {
-  TempDir tmp("older");
+  testing::TempDir tmp("checkpoint", "older");
   const fs::path dir = tmp.path / "ckpt";
   CheckpointHeader header = tiny_header();
   header.config.clip_norm = 5.0f;
@@ -368,7 +357,7 @@ TEST_CASE("Checkpoint: a vocabulary mismatch names the first difference", "[chec
 }
 
 TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer is untouched", "[checkpoint][adam]") {
-  TempDir tmp("optimizer");
+  testing::TempDir tmp("checkpoint", "optimizer");
   const fs::path dir = tmp.path / "ckpt";
   const fs::path state = dir / "optimizer";
   Transformer trained(tiny_config(), 1);
@@ -404,7 +393,7 @@ TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer 
 }
 
 TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-identical", "[checkpoint]") {
-  TempDir tmp("atomic");
+  testing::TempDir tmp("checkpoint", "atomic");
   const fs::path dir = tmp.path / "ckpt";
   Transformer old_model(tiny_config(), 1);
   save_checkpoint(dir.string(), tiny_header(), parameters_of(old_model));
@@ -461,7 +450,7 @@ TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-ide
 }
 
 TEST_CASE("Checkpoint: a save never replaces what is not a checkpoint", "[checkpoint]") {
-  TempDir tmp("refuse");
+  testing::TempDir tmp("checkpoint", "refuse");
   Transformer model(tiny_config(), 1);
   const ParameterList params = parameters_of(model);
 
@@ -516,7 +505,7 @@ TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits
   // The C++ writer reproduces the exported checkpoint: every line of config.txt (C++ may know
   // keys newer than the fixture), the vocabularies byte for byte, and the same parameter files
   // holding the same bits. (What C++ writes, PyTorch reads.)
-  TempDir tmp("pytorch");
+  testing::TempDir tmp("checkpoint", "pytorch");
   const fs::path again = tmp.path / "ckpt";
   save_checkpoint(again.string(), header, params);
   std::ifstream exported_config(dir / "config.txt");

@@ -16,14 +16,9 @@ using namespace tfm;
 using testing::padded_ids;
 using testing::random_normal;
 using testing::same;
+using testing::tiny_with_dropout;
 
 namespace {
-
-Config tiny(float dropout) {
-  Config c = preset("tiny");  // d_model 16, 2 heads, d_ff 32, vocabularies of 16
-  c.dropout = dropout;
-  return c;
-}
 
 // The masks of a batch whose target sentence 1 ends in 1 pad and source sentence 1 in 2 pads.
 struct Masks {
@@ -83,7 +78,7 @@ TEST_CASE("DecoderLayer: gradients agree with finite differences (memory include
   // 2e-2: 7.3e-3, 1e-2: 2.0e-2. Hence the bound 2e-2; a wrong gradient is off by O(1).
   const float eps = 4e-2f;
   const double atol = 1e-2, tol = 2e-2;
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   Rng rng(2);
   DecoderLayer layer(c, rng);
   ParameterList params = parameters_of(layer);
@@ -116,7 +111,7 @@ TEST_CASE("DecoderLayer: a later position never changes an earlier output", "[de
   // Changing the input at position k changes the outputs at k and after, and leaves every
   // output before k exactly as it was: the causal mask gives the future the weight 0, and
   // everything else in the layer works on one position at a time.
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   Rng rng(3);
   DecoderLayer layer(c, rng);
   const std::size_t T = 6, S = 5;
@@ -143,7 +138,7 @@ TEST_CASE("DecoderLayer: no attention and no gradient for the source's padding",
   // Cross-attention gives every pad key of the source the weight exactly 0, so the gradient
   // the decoder sends back to those memory rows is exactly 0 too (dK and dV of a key with
   // weight 0 are 0).
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   Rng rng(4);
   DecoderLayer layer(c, rng);
   const std::size_t T = 6, S = 5;
@@ -177,7 +172,7 @@ TEST_CASE("DecoderLayer: dropout is reproducible in training and off in evaluati
   const Tensor3 x = random_normal({2, 6, 16}, input_rng), memory = random_normal({2, 5, 16}, input_rng);
   const Mask self_mask = subsequent_mask(2, 6);
   Rng r1(7), r2(7), r3(8), r0(7);
-  DecoderLayer a(tiny(0.3f), r1), b(tiny(0.3f), r2), other(tiny(0.3f), r3), off(tiny(0.0f), r0);
+  DecoderLayer a(tiny_with_dropout(0.3f), r1), b(tiny_with_dropout(0.3f), r2), other(tiny_with_dropout(0.3f), r3), off(tiny_with_dropout(0.0f), r0);
   const Tensor3 first = a.forward(x, memory, &self_mask, nullptr);
   CHECK(same(first, b.forward(x, memory, &self_mask, nullptr)));
   CHECK_FALSE(same(first, other.forward(x, memory, &self_mask, nullptr)));

@@ -8,52 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "decoding_helpers.hpp"
 #include "tfm/decoding.hpp"
 #include "tfm/trace.hpp"
 #include "tfm/vowel_restoration.hpp"
 
 using namespace tfm;
+using testing::random_forcing;
+using testing::random_source;
+using testing::same_ids;
 
 namespace {
-
-// Separate vocabularies of different sizes, so that mixing up source and target ids would show.
-Config small_config() {
-  Config c;
-  c.src_vocab_size = 11;
-  c.tgt_vocab_size = 13;
-  c.d_model = 16;
-  c.n_heads = 4;
-  c.n_encoder_layers = 2;
-  c.n_decoder_layers = 2;
-  c.d_ff = 32;
-  c.dropout = 0.1f;  // must be switched off by decoding
-  c.max_len = 32;
-  c.src_len = 8;
-  c.tgt_len = 10;
-  return c;
-}
-
-// [batch, len] ordinary source symbols; row b ends in b % 3 pads (row 0 is never padded).
-TokenIds random_source(std::size_t batch, std::size_t len, std::size_t vocab, Rng& rng) {
-  TokenIds src = TokenIds::from_shape({batch, len});
-  for (std::size_t b = 0; b < batch; ++b)
-    for (std::size_t j = 0; j < len; ++j)
-      src(b, j) =
-          j + b % 3 >= len
-              ? kPadId
-              : static_cast<std::int32_t>(kFirstSymbolId + rng.below(vocab - kFirstSymbolId));
-  return src;
-}
-
-// [batch, steps]: about a third of the entries forced to an ordinary target id, the rest free.
-TokenIds random_forcing(std::size_t batch, std::size_t steps, std::size_t vocab, Rng& rng) {
-  TokenIds forced = TokenIds::from_shape({batch, steps});
-  for (std::int32_t& id : forced)
-    id = rng.below(3) == 0
-             ? static_cast<std::int32_t>(kFirstSymbolId + rng.below(vocab - kFirstSymbolId))
-             : kFreeToken;
-  return forced;
-}
 
 double max_abs_diff(const Tensor3& a, const Tensor3& b) {
   REQUIRE(a.shape() == b.shape());
@@ -124,11 +89,6 @@ void check_choices(const DecodeResult& result, const DecodeOptions& options, std
   }
 }
 
-// Same shape and same ids. (Catch cannot decompose `a == b` on xtensor operands.)
-bool same_ids(const TokenIds& a, const TokenIds& b) {
-  return a.shape() == b.shape() && std::equal(a.begin(), a.end(), b.begin());
-}
-
 }  // namespace
 
 TEST_CASE("KeyValueCache: forward_cached step by step equals forward on the whole sequence",
@@ -193,7 +153,7 @@ TEST_CASE("KeyValueCache: forward_cached step by step equals forward on the whol
 
 TEST_CASE("Transformer: decode equals forward, and decode_step equals decode at every position",
           "[decoding]") {
-  Transformer model(small_config(), 3);
+  Transformer model(testing::small_decoding_config(), 3);
   model.set_training(false);
   Rng rng(11);
   const TokenIds src = random_source(3, 6, 11, rng);
@@ -219,7 +179,7 @@ TEST_CASE("Transformer: decode equals forward, and decode_step equals decode at 
 }
 
 TEST_CASE("greedy decoding: cached and uncached give the same tokens and logits", "[decoding]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   for (std::uint64_t seed : {1, 2, 3}) {
     for (std::size_t batch : {1, 3, 5}) {
       for (bool forcing : {false, true}) {
@@ -251,7 +211,7 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
   // 002 fed each new token with the positional encoding of position 0. Rebuild that decoder by
   // hand from the library's pieces: with the true positions it must reproduce decode_step
   // exactly, with position 0 it must agree at step 0 only.
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 5);
   model.set_training(false);
   Rng rng(5);
@@ -305,7 +265,7 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
 }
 
 TEST_CASE("greedy decoding: <eos> finishes a row, which then emits <pad>", "[decoding]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 8);
   Rng rng(8);
   const TokenIds src = random_source(3, 5, config.src_vocab_size, rng);
@@ -352,7 +312,7 @@ TEST_CASE("greedy decoding: <eos> finishes a row, which then emits <pad>", "[dec
 }
 
 TEST_CASE("greedy decoding runs with dropout off and restores the model's mode", "[decoding]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 4);
   Rng rng(4);
   const TokenIds src = random_source(2, 6, config.src_vocab_size, rng);
@@ -400,7 +360,7 @@ TEST_CASE("vowel restoration: letters shown in the input are kept, only '*' is c
     CHECK(vowel_ids(target) == std::vector<std::int32_t>{10, 11, 12, 13, 14});
   }
   SECTION("decoding with the forcing and the vowel constraint") {
-    Config config = small_config();
+    Config config = testing::small_decoding_config();
     config.src_vocab_size = config.tgt_vocab_size = vocabulary.size();
     Transformer model(config, 9);
     DecodeOptions options;
@@ -425,7 +385,7 @@ TEST_CASE("vowel restoration: letters shown in the input are kept, only '*' is c
 }
 
 TEST_CASE("greedy decoding: bad input gives clear errors", "[decoding]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 2);
   Rng rng(2);
   const TokenIds src = random_source(2, 5, config.src_vocab_size, rng);
@@ -486,7 +446,7 @@ TEST_CASE("greedy decoding: bad input gives clear errors", "[decoding]") {
 }
 
 TEST_CASE("greedy decoding: the trace shows the first step once", "[decoding][trace]") {
-  const Config config = small_config();
+  const Config config = testing::small_decoding_config();
   Transformer model(config, 6);
   Rng rng(6);
   const TokenIds src = random_source(2, 5, config.src_vocab_size, rng);

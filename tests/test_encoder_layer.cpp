@@ -15,16 +15,7 @@ using namespace tfm;
 using testing::padded_ids;
 using testing::random_normal;
 using testing::same;
-
-namespace {
-
-Config tiny(float dropout) {
-  Config c = preset("tiny");  // d_model 16, 2 heads, d_ff 32, vocabularies of 16
-  c.dropout = dropout;
-  return c;
-}
-
-}  // namespace
+using testing::tiny_with_dropout;
 
 TEST_CASE("EncoderLayer: every traced step has the right shape at the tiny and csdn sizes",
           "[encoder_layer][trace]") {
@@ -71,7 +62,7 @@ TEST_CASE("EncoderLayer: gradients agree with finite differences", "[encoder_lay
   // forgotten, a ReLU passing gradient through an "off" unit) is off by O(1).
   const float eps = 4e-2f;
   const double atol = 1e-2, tol = 2e-2;
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   Rng rng(2);
   EncoderLayer layer(c, rng);
   ParameterList params = parameters_of(layer);
@@ -99,7 +90,7 @@ TEST_CASE("EncoderLayer: a padded position's content never reaches the real posi
   // The padding mask gives every pad key the weight exactly 0 (exp(-1e9 - max) underflows to 0),
   // so changing what sits at the pad positions leaves every real position's output unchanged,
   // bit for bit; the pad positions themselves still change (they are queries like any other).
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   Rng rng(3);
   EncoderLayer layer(c, rng);
   Tensor3 x = random_normal({2, 5, c.d_model}, rng);
@@ -132,7 +123,7 @@ TEST_CASE("EncoderLayer: dropout is reproducible in training and off in evaluati
   Rng input_rng(4);
   const Tensor3 x = random_normal({2, 5, 16}, input_rng);
   Rng r1(7), r2(7), r3(8), r0(7);
-  EncoderLayer a(tiny(0.3f), r1), b(tiny(0.3f), r2), other(tiny(0.3f), r3), off(tiny(0.0f), r0);
+  EncoderLayer a(tiny_with_dropout(0.3f), r1), b(tiny_with_dropout(0.3f), r2), other(tiny_with_dropout(0.3f), r3), off(tiny_with_dropout(0.0f), r0);
   const Tensor3 first = a.forward(x, nullptr);
   CHECK(same(first, b.forward(x, nullptr)));         // same seed: same weights, same masks
   CHECK_FALSE(same(first, other.forward(x, nullptr)));

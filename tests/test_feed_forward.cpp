@@ -3,7 +3,6 @@
 #include <cmath>
 #include <string>
 #include <vector>
-#include <xtensor/xnpy.hpp>
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
@@ -11,29 +10,11 @@
 #include "tfm/trace.hpp"
 
 using namespace tfm;
+using testing::load_as;
+using testing::random_normal;
+using testing::relative_error;
 
 namespace {
-
-Tensor3 random3(std::initializer_list<std::size_t> shape, Rng& rng) {
-  Tensor3 t = Tensor3::from_shape(shape);
-  rng.fill_normal(t, 0, 1);
-  return t;
-}
-
-xt::xarray<float> load_as(const std::string& name, const std::vector<std::size_t>& shape) {
-  const xt::xarray<float> a = xt::load_npy<float>(testing::fixture_path(name + ".npy"));
-  REQUIRE(std::vector<std::size_t>(a.shape().begin(), a.shape().end()) == shape);
-  return a;
-}
-
-double relative_error(const float* ours, const xt::xarray<float>& reference, double atol = 1e-6) {
-  double worst = 0.0;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    const double b = reference.data()[i];
-    worst = std::max(worst, std::abs(double(ours[i]) - b) / (atol + std::abs(b)));
-  }
-  return worst;
-}
 
 // Copies every parameter value of `from` into `to` (same architecture, same names).
 void copy_parameters(FeedForward& from, FeedForward& to) {
@@ -115,8 +96,8 @@ TEST_CASE("FeedForward: gradients agree with finite differences", "[ffn][gradche
     Rng rng(21);
     FeedForward ffn(8, 16, true, 0.1f, 7, rng);
     ffn.set_training(false);
-    Tensor3 x = random3({2, 3, 8}, rng);
-    const Tensor3 probe = random3({2, 3, 8}, rng);
+    Tensor3 x = random_normal({2, 3, 8}, rng);
+    const Tensor3 probe = random_normal({2, 3, 8}, rng);
     require_no_kink_crossing(ffn, x, eps);
     ffn.forward(x);
     const Tensor3 dx = ffn.backward(probe);
@@ -138,8 +119,8 @@ TEST_CASE("FeedForward: gradients agree with finite differences", "[ffn][gradche
     const std::uint64_t seed = 99;
     Rng rng(22);
     FeedForward ffn(8, 16, true, p, seed, rng);
-    Tensor3 x = random3({2, 3, 8}, rng);
-    const Tensor3 probe = random3({2, 3, 8}, rng);
+    Tensor3 x = random_normal({2, 3, 8}, rng);
+    const Tensor3 probe = random_normal({2, 3, 8}, rng);
     require_no_kink_crossing(ffn, x, eps);
     const Tensor3 y = ffn.forward(x);
     const Tensor3 dx = ffn.backward(probe);
@@ -188,7 +169,7 @@ TEST_CASE("FeedForward: shapes, parameters, the trace and errors", "[ffn][trace]
   CHECK(params.at("linear2.weight").shape == std::vector<std::size_t>{8, 32});
   CHECK(params.count() == 8 * 32 + 32 + 32 * 8 + 8);
 
-  const Tensor3 x = random3({2, 5, 8}, rng);
+  const Tensor3 x = random_normal({2, 5, 8}, rng);
   std::vector<std::string> lines;
   {
     trace::Capture capture;

@@ -2,7 +2,6 @@
 #include <cmath>
 #include <string>
 #include <vector>
-#include <xtensor/xnpy.hpp>
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
@@ -10,39 +9,12 @@
 #include "tfm/trace.hpp"
 
 using namespace tfm;
+using testing::load_as;
+using testing::random_normal;
+using testing::relative_error;
+using testing::to_mask;
 
 namespace {
-
-Tensor3 random3(std::initializer_list<std::size_t> shape, Rng& rng) {
-  Tensor3 t = Tensor3::from_shape(shape);
-  rng.fill_normal(t, 0, 1);
-  return t;
-}
-
-// The fixtures store masks as float 0/1.
-Mask to_mask(const Tensor3& m) {
-  Mask mask = Mask::from_shape(m.shape());
-  for (std::size_t i = 0; i < m.size(); ++i) mask.data()[i] = m.data()[i] != 0.0f;
-  return mask;
-}
-
-// A fixture of any rank (parameters are rank 1 or 2), checked against the expected shape.
-xt::xarray<float> load_as(const std::string& name, const std::vector<std::size_t>& shape) {
-  const std::string path = testing::fixture_path(name + ".npy");
-  const xt::xarray<float> a = xt::load_npy<float>(path);
-  REQUIRE(std::vector<std::size_t>(a.shape().begin(), a.shape().end()) == shape);
-  return a;
-}
-
-// Same score as testing::max_relative_error, on a flat buffer.
-double relative_error(const float* ours, const xt::xarray<float>& reference, double atol = 1e-6) {
-  double worst = 0.0;
-  for (std::size_t i = 0; i < reference.size(); ++i) {
-    const double b = reference.data()[i];
-    worst = std::max(worst, std::abs(double(ours[i]) - b) / (atol + std::abs(b)));
-  }
-  return worst;
-}
 
 // The causal AND padding mask of the fixtures' self-attention case, built by hand.
 Mask causal_padding_mask(std::size_t batch, std::size_t len, std::size_t padded_in_last) {
@@ -58,7 +30,7 @@ Mask causal_padding_mask(std::size_t batch, std::size_t len, std::size_t padded_
 
 TEST_CASE("split_heads / concat_heads: view + transpose, and each other's inverse", "[mha]") {
   Rng rng(1);
-  const Tensor3 x = random3({2, 3, 8}, rng);
+  const Tensor3 x = random_normal({2, 3, 8}, rng);
   const Tensor4 heads = split_heads(x, 4);
   REQUIRE(heads.shape() == Tensor4::shape_type{2, 4, 3, 2});
   // x.view(B, L, H, d_k).transpose(1, 2): heads[b, h, l, j] = x[b, l, h * d_k + j]
@@ -145,7 +117,7 @@ TEST_CASE("MultiHeadAttention: the key bias b_K never gets a gradient", "[mha]")
   // (b_V and b_Q do matter); float32 leaves only rounding noise.
   Rng rng(9);
   MultiHeadAttention mha(8, 2, true, rng);
-  const Tensor3 x = random3({2, 4, 8}, rng), probe = random3({2, 4, 8}, rng);
+  const Tensor3 x = random_normal({2, 4, 8}, rng), probe = random_normal({2, 4, 8}, rng);
   const Mask mask = causal_padding_mask(2, 4, 1);
   mha.forward(x, x, &mask);
   mha.backward(probe);
@@ -174,9 +146,9 @@ TEST_CASE("MultiHeadAttention: gradients agree with finite differences", "[mha][
     Rng rng(11);
     const std::size_t B = 2, Lq = self ? 4 : 3, Lk = 4, d = 8;
     MultiHeadAttention mha(d, 2, true, rng);
-    Tensor3 query_input = random3({B, Lq, d}, rng);
-    Tensor3 memory = self ? query_input : random3({B, Lk, d}, rng);
-    const Tensor3 probe = random3({B, Lq, d}, rng);
+    Tensor3 query_input = random_normal({B, Lq, d}, rng);
+    Tensor3 memory = self ? query_input : random_normal({B, Lk, d}, rng);
+    const Tensor3 probe = random_normal({B, Lq, d}, rng);
     Mask mask = self ? causal_padding_mask(B, Lk, 1) : Mask(xt::ones<std::uint8_t>({B, Lq, Lk}));
     if (!self)
       mask(1, 0, 3) = mask(1, 1, 3) = mask(1, 2, 3) = 0;  // last memory position is padding
@@ -220,7 +192,7 @@ TEST_CASE("MultiHeadAttention: the causal mask stops every gradient from the fut
   Rng rng(5);
   const std::size_t B = 2, L = 4, d = 8;
   MultiHeadAttention mha(d, 2, true, rng);
-  const Tensor3 x = random3({B, L, d}, rng);
+  const Tensor3 x = random_normal({B, L, d}, rng);
   const Mask mask = causal_padding_mask(B, L, 0);
   mha.forward(x, x, &mask);
   Tensor3 d_output = xt::zeros<float>({B, L, d});
@@ -247,7 +219,7 @@ TEST_CASE("MultiHeadAttention: shapes, parameters and the trace", "[mha][trace]"
   CHECK(params.count() == 4 * 16 * 16);
   CHECK(params.at("w_o.weight").shape == std::vector<std::size_t>{16, 16});
 
-  const Tensor3 queries = random3({2, 5, 16}, rng), memory = random3({2, 7, 16}, rng);
+  const Tensor3 queries = random_normal({2, 5, 16}, rng), memory = random_normal({2, 7, 16}, rng);
   std::vector<std::string> lines;
   Tensor3 out;
   {

@@ -1,8 +1,6 @@
 // The .npy reader and writer: exact round trips at every rank, agreement with files numpy wrote,
 // and a clear error naming the file for everything it must refuse (xt::load_npy notices none of
 // truncation or trailing bytes).
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "fixtures.hpp"
+#include "temp_dir.hpp"
 #include "tfm/npy.hpp"
 
 using namespace tfm;
@@ -21,18 +20,6 @@ using Catch::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory in the temporary directory, unique to this process, removed at the end.
-struct TempDir {
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("tfm_npy_" + std::to_string(::getpid()) + "_" + name)) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  fs::path path;
-};
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,7 +38,7 @@ std::vector<float> quarter_steps() { return {-0.5f, -0.25f, 0.0f, 0.25f, 0.5f, 0
 }  // namespace
 
 TEST_CASE("npy: save then load gives back every bit, at every rank", "[npy]") {
-  TempDir dir("round_trip");
+  testing::TempDir dir("npy", "round_trip");
   // Values a text format would mangle: -0, a subnormal, the extremes, infinity and a NaN.
   const std::vector<float> pool = {1.0f / 3.0f, -0.0f, 1e-40f, std::numeric_limits<float>::max(),
                                    -std::numeric_limits<float>::infinity(), std::nanf(""), -7.25f, 42.0f};
@@ -91,14 +78,14 @@ TEST_CASE("npy: files written by numpy read back as numpy wrote them", "[npy]") 
 
   // And ours is numpy's file, byte for byte: the same header text, padded with spaces to the
   // same 64-byte boundary, then the same little-endian floats.
-  TempDir dir("numpy");
+  testing::TempDir dir("npy", "numpy");
   const std::vector<float> values = quarter_steps();
   save_npy(dir.file("ours.npy"), values.data(), {2, 3});
   CHECK(read_bytes(dir.file("ours.npy")) == read_bytes(numpy_fixture("f32_2x3.npy")));
 }
 
 TEST_CASE("npy: every unreadable file is an error naming the file and the problem", "[npy]") {
-  TempDir dir("errors");
+  testing::TempDir dir("npy", "errors");
   const std::vector<float> values = quarter_steps();
   const std::string good = dir.file("good.npy");
   save_npy(good, values.data(), {2, 3});

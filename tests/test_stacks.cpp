@@ -22,14 +22,9 @@ using namespace tfm;
 using testing::padded_ids;
 using testing::random_normal;
 using testing::same;
+using testing::tiny_with_dropout;
 
 namespace {
-
-Config tiny(float dropout) {
-  Config c = preset("tiny");  // d_model 16, 2 heads, 2 + 2 layers, d_ff 32, vocabularies of 16
-  c.dropout = dropout;
-  return c;
-}
 
 // A padded batch: src [2, 5] (sentence 1 ends in 2 pads), tgt_in [2, 6] (sentence 1: 1 pad),
 // and the three masks the Transformer would build from them.
@@ -84,7 +79,7 @@ struct Stacks {
 }  // namespace
 
 TEST_CASE("Encoder and Decoder: every traced step has the right shape", "[stacks][trace]") {
-  const Config c = tiny(0.1f);
+  const Config c = tiny_with_dropout(0.1f);
   Rng rng(1);
   const Batch b = make_batch(c, rng);
   Stacks stacks(c, false, 2);
@@ -107,7 +102,7 @@ TEST_CASE("Encoder and Decoder: N layers applied to Embed(ids) * sqrt(d) + PE", 
   // In evaluation mode (dropout off) each stack is exactly: look up, scale, add the sinusoidal
   // table, then the layers in order, each on the previous one's output; every decoder layer
   // reads the same memory. Rebuilt here from the parts, bit for bit.
-  const Config c = tiny(0.1f);
+  const Config c = tiny_with_dropout(0.1f);
   Rng rng(3);
   const Batch b = make_batch(c, rng);
   Stacks stacks(c, true, 4);
@@ -143,7 +138,7 @@ TEST_CASE("Encoder and Decoder: gradients agree with finite differences", "[stac
   // (a table missing one side's scatter, the layers applied in the wrong order) is off by O(1).
   const float eps = 4e-2f;
   const double atol = 1e-2, tol = 5e-2;
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   for (const bool shared : {true, false}) {
     INFO((shared ? "shared table" : "separate tables"));
     Rng rng(5);
@@ -177,7 +172,7 @@ TEST_CASE("Decoder: the memory gradient is summed over all its layers", "[stacks
   // own backward passes run one by one.
   const float eps = 4e-2f;
   const double atol = 1e-2, tol = 5e-2;  // as above
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   Rng rng(7);
   const Batch b = make_batch(c, rng);
   Embedding table(c.tgt_vocab_size, c.d_model, rng);
@@ -216,7 +211,7 @@ TEST_CASE("Encoder and Decoder: a shared table collects both stacks' gradients",
   // One table for source and target (reference 000) is used twice per step: its gradient is the
   // encoder's scatter (at the source ids) plus the decoder's (at the target ids). Compared with
   // two separate tables holding the same numbers, whose gradients are those two parts.
-  const Config c = tiny(0.0f);
+  const Config c = tiny_with_dropout(0.0f);
   Rng rng(8);
   const Batch b = make_batch(c, rng);
   Stacks shared(c, true, 9), separate(c, false, 9);
@@ -252,8 +247,8 @@ TEST_CASE("Encoder and Decoder: a shared table collects both stacks' gradients",
 TEST_CASE("Encoder and Decoder: dropout is reproducible in training and off in evaluation",
           "[stacks][dropout]") {
   Rng rng(10);
-  const Batch b = make_batch(tiny(0.0f), rng);
-  Stacks a(tiny(0.3f), false, 11), again(tiny(0.3f), false, 11), off(tiny(0.0f), false, 11);
+  const Batch b = make_batch(tiny_with_dropout(0.0f), rng);
+  Stacks a(tiny_with_dropout(0.3f), false, 11), again(tiny_with_dropout(0.3f), false, 11), off(tiny_with_dropout(0.0f), false, 11);
   const Tensor3 first = a.forward(b);
   CHECK(same(first, again.forward(b)));  // same seed: same weights, same masks
   CHECK_FALSE(same(first, off.forward(b)));
@@ -264,7 +259,7 @@ TEST_CASE("Encoder and Decoder: dropout is reproducible in training and off in e
 
 TEST_CASE("Encoder and Decoder: parameter names", "[stacks]") {
   // The stacks register their layers only; the table belongs to the Transformer, which may share it.
-  const Config c = tiny(0.1f);
+  const Config c = tiny_with_dropout(0.1f);
   Stacks stacks(c, false, 12);
   const ParameterList encoder = parameters_of(stacks.encoder), decoder = parameters_of(stacks.decoder);
   const std::regex encoder_name(R"(layers\.[01]\.(self_attn\.w_[qkvo]|ffn\.linear[12]|norm[12])\.(weight|bias))");

@@ -13,14 +13,11 @@
 int main(int argc, char** argv) {
   return tfm::run_program([&] {
     tfm::CommandLine cli("ch01_params", "Chapter 01: the hyper-parameters of the Transformer.");
-    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "csdn")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter");
+    cli.config_options("csdn");
     if (!cli.parse(argc, argv)) return 0;
 
     // [build config]
-    tfm::Config config = tfm::preset(cli.value("--preset"));
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-    config.validate();
+    tfm::Config config = tfm::config_from_command_line(cli);
     // [build config]
 
     std::cout << "Preset '" << config.preset << "'\n";

@@ -43,14 +43,11 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli("ch03_positional_encoding",
                          "Chapter 03: token embeddings scaled by sqrt(d_model), plus the sinusoidal "
                          "positional encoding.");
-    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "csdn")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+    cli.config_options("csdn")
         .option("--seed", "N", "seed of the embedding's random initialisation", "0")
         .option("--svg", "PATH", "where to write the heat map of the table", "positional_encoding.svg");
     if (!cli.parse(argc, argv)) return 0;
-    tfm::Config config = tfm::preset(cli.value("--preset"));
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-    config.validate();
+    tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t d = config.d_model;
 
     const tfm::PositionalEncoding pe(config.max_len, d);

@@ -69,15 +69,12 @@ int main(int argc, char** argv) {
         "ch06_multi_head_attention",
         "Chapter 06: multi-head attention (projections, split into heads, attention "
         "per head, concatenation, output projection), forward and backward.");
-    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "nlp-tutorial")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+    cli.config_options("nlp-tutorial")
         .option("--seed", "N", "seed of the weights and of the stand-in token vectors", "0")
         .option("--svg", "PATH", "heat map of every head's weights for the first sentence",
                 "multi_head_attention.svg");
     if (!cli.parse(argc, argv)) return 0;
-    tfm::Config config = tfm::preset(cli.value("--preset"));
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-    config.validate();
+    tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t d = config.d_model;
 
     // [build layer]

@@ -21,13 +21,10 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli("ch07_feed_forward",
                          "Chapter 07: the position-wise feed-forward network, Linear -> ReLU -> "
                          "Dropout -> Linear, forward and backward.");
-    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "csdn")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+    cli.config_options("csdn")
         .option("--seed", "N", "seed of the weights, the dropout masks and the input", "0");
     if (!cli.parse(argc, argv)) return 0;
-    tfm::Config config = tfm::preset(cli.value("--preset"));
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-    config.validate();
+    tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t d = config.d_model, d_ff = config.d_ff;
     const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
 

@@ -66,13 +66,10 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli("ch08_layers",
                          "Chapter 08: one encoder layer and one decoder layer, forward and "
                          "backward, with the shape of every step.");
-    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "nlp-tutorial")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+    cli.config_options("nlp-tutorial")
         .option("--seed", "N", "seed of the weights, the dropout masks and the stand-in vectors", "0");
     if (!cli.parse(argc, argv)) return 0;
-    tfm::Config config = tfm::preset(cli.value("--preset"));
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-    config.validate();
+    tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t d = config.d_model;
 
     // [build layers]

@@ -65,12 +65,10 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli("ch09_stacks",
                          "Chapter 09: the encoder and decoder stacks on nlp-tutorial's sentence "
                          "pairs, forward and backward, with the shape of every step.");
-    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "nlp-tutorial")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter")
+    cli.config_options("nlp-tutorial")
         .option("--seed", "N", "seed of the weights, the dropout masks and the upstream gradient", "0");
     if (!cli.parse(argc, argv)) return 0;
-    tfm::Config config = tfm::preset(cli.value("--preset"));
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+    tfm::Config config = tfm::config_from_command_line(cli);
 
     // nlp-tutorial's two sentence pairs, with their own word vocabularies (chapter 02).
     const tfm::ToyTranslation data;

@@ -115,15 +115,12 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli("ch10_transformer",
                          "Chapter 10: the whole Transformer on reference 000's test input, its "
                          "parameters, the time of a forward pass, and the causal mask at work.");
-    cli.option("--preset", "NAME", "tiny | csdn | nlp-tutorial | vowels", "csdn")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter (batch_size, src_len, ...)")
+    cli.config_options("csdn", "override one hyper-parameter (batch_size, src_len, ...)")
         .option("--seed", "N", "seed of the weights and of the random token ids", "0")
         .option("--repeat", "N", "timed forward passes after the traced one (median printed)", "1")
         .flag("--eval", "time in evaluation mode (dropout off) instead of training mode");
     if (!cli.parse(argc, argv)) return 0;
-    tfm::Config config = tfm::preset(cli.value("--preset"));
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-    config.validate();
+    tfm::Config config = tfm::config_from_command_line(cli);
     const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
     const long long repeat = std::max(1LL, cli.integer("--repeat"));
 

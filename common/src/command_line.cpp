@@ -1,7 +1,10 @@
 #include "tfm/command_line.hpp"
 
 #include <iostream>
+#include <optional>
 #include <sstream>
+
+#include "tfm/parse_number.hpp"
 
 namespace tfm {
 
@@ -20,6 +23,13 @@ CommandLine& CommandLine::repeated(const std::string& name, const std::string& m
   specs_.push_back({name, metavar, help, Kind::kRepeated});
   lists_[name];
   return *this;
+}
+
+CommandLine& CommandLine::config_options(const std::string& default_preset,
+                                         const std::string& set_help) {
+  std::string names;
+  for (const std::string& name : preset_names()) names += (names.empty() ? "" : " | ") + name;
+  return option("--preset", "NAME", names, default_preset).repeated("--set", "KEY=VALUE", set_help);
 }
 
 CommandLine& CommandLine::flag(const std::string& name, const std::string& help) {
@@ -83,16 +93,9 @@ bool CommandLine::given(const std::string& name) const {
 
 long long CommandLine::integer(const std::string& name) const {
   const std::string& text = value(name);
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size())
-    throw UsageError("option '" + name + "' needs a whole number, got '" + text + "'");
-  return v;
+  const std::optional<long long> v = parse_number<long long>(text);
+  if (!v) throw UsageError("option '" + name + "' needs a whole number, got '" + text + "'");
+  return *v;
 }
 
 std::size_t CommandLine::count(const std::string& name) const {
@@ -103,16 +106,9 @@ std::size_t CommandLine::count(const std::string& name) const {
 
 double CommandLine::number(const std::string& name) const {
   const std::string& text = value(name);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size())
-    throw UsageError("option '" + name + "' needs a number, got '" + text + "'");
-  return v;
+  const std::optional<double> v = parse_number<double>(text);
+  if (!v) throw UsageError("option '" + name + "' needs a number, got '" + text + "'");
+  return *v;
 }
 
 const std::vector<std::string>& CommandLine::values(const std::string& name) const {
@@ -140,6 +136,15 @@ std::string CommandLine::help() const {
   out << "  --help                   show this help\n";
   return out.str();
 }
+
+// [build config]
+Config config_from_command_line(const CommandLine& cli) {
+  Config config = preset(cli.value("--preset"));
+  for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+  config.validate();
+  return config;
+}
+// [build config]
 
 int run_program(const std::function<int()>& body) {
   try {

@@ -2,8 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+
+#include "tfm/parse_number.hpp"
 
 namespace tfm {
 namespace {
@@ -69,30 +72,17 @@ const Field& find_field(const std::string& key) {
 }
 
 std::size_t parse_size(const std::string& key, const std::string& text) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || v < 0)
+  const std::optional<long long> v = parse_number<long long>(text);
+  if (!v || *v < 0)
     throw std::invalid_argument("config key '" + key + "' needs a whole number >= 0, got '" +
                                 text + "'");
-  return static_cast<std::size_t>(v);
+  return static_cast<std::size_t>(*v);
 }
 
 float parse_float(const std::string& key, const std::string& text) {
-  std::size_t used = 0;
-  float v = 0;
-  try {
-    v = std::stof(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty())
-    throw std::invalid_argument("config key '" + key + "' needs a number, got '" + text + "'");
-  return v;
+  const std::optional<float> v = parse_number<float>(text);
+  if (!v) throw std::invalid_argument("config key '" + key + "' needs a number, got '" + text + "'");
+  return *v;
 }
 
 bool parse_bool(const std::string& key, const std::string& text) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tfm/config.hpp"
+
 namespace tfm {
 
 /// Thrown for a command line that cannot be understood; the message names the flag.
@@ -31,6 +33,11 @@ class CommandLine {
                         const std::string& help);
   /// An option without a value: `--name`.
   CommandLine& flag(const std::string& name, const std::string& help);
+  /// The two options of every program that builds a model: `--preset NAME` (one of
+  /// tfm::preset_names(), `default_preset` when not given) and the repeated `--set KEY=VALUE`
+  /// (`set_help` is its line in `--help`). Read them back with tfm::config_from_command_line.
+  CommandLine& config_options(const std::string& default_preset,
+                              const std::string& set_help = "override one hyper-parameter");
 
   /// Parses the arguments. Returns false when `--help` was asked for (the help is printed);
   /// throws UsageError for an unknown option or a missing value.
@@ -69,6 +76,11 @@ class CommandLine {
   std::map<std::string, bool> flags_;
   std::map<std::string, bool> given_;
 };
+
+/// The configuration `cli` asks for (declared with CommandLine::config_options): the `--preset`,
+/// then every `--set KEY=VALUE` in the order given (a later one wins), validated. Throws
+/// std::invalid_argument naming the preset, key or field at fault.
+Config config_from_command_line(const CommandLine& cli);
 
 /// Runs a chapter's body, turning any exception into a one-line `error: ...` message on stderr
 /// and a non-zero exit code (2 for usage errors, 1 otherwise).
