@@ -25,6 +25,11 @@ std::vector<double> ticks(double low, double high, int wanted) {
   return out;
 }
 
+// Whole numbers in full (step 1500, not 1.5e+03); others with three significant digits.
+std::string tick_label(double t) {
+  return t == std::round(t) && std::abs(t) < 1e9 ? std::to_string(static_cast<long long>(t)) : svg::short_number(t);
+}
+
 }  // namespace
 
 void write_line_chart_svg(const std::string& path, const std::vector<ChartSeries>& series,
@@ -69,7 +74,7 @@ void write_line_chart_svg(const std::string& path, const std::vector<ChartSeries
   for (double t : ticks(x_min, x_max, 6)) {
     out += "<line x1=\"" + svg::px(sx(t)) + "\" y1=\"" + svg::px(top) + "\" x2=\"" + svg::px(sx(t)) + "\" y2=\"" +
            svg::px(top + plot_h) + "\" stroke=\"#ddd\"/>\n";
-    out += svg::text(sx(t), top + plot_h + 16, svg::short_number(t), "text-anchor=\"middle\"");
+    out += svg::text(sx(t), top + plot_h + 16, tick_label(t), "text-anchor=\"middle\"");
   }
   // On a log axis ticks sit at powers of ten and at 2x and 5x them. A curve that stays inside
   // one such interval (a loss going from 1.8 to 1.5) would get no tick at all: it gets "nice"
