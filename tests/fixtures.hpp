@@ -12,7 +12,6 @@
 #include <catch2/catch.hpp>
 #include <xtensor/xadapt.hpp>  // tests compare flat vectors (e.g. Adam's moments) via xt::adapt
 
-#include <xtensor/xnpy.hpp>
 
 #include "tfm/mask.hpp"
 #include "tfm/npy.hpp"
@@ -44,9 +43,11 @@ xt::xtensor<float, N> load_fixture(const std::string& name) {
 
 /// A fixture of any rank (parameters are rank 1 or 2), required to have the expected shape.
 inline xt::xarray<float> load_as(const std::string& name, const std::vector<std::size_t>& shape) {
-  const xt::xarray<float> a = xt::load_npy<float>(fixture_path(name + ".npy"));
-  REQUIRE(std::vector<std::size_t>(a.shape().begin(), a.shape().end()) == shape);
-  return a;
+  const NpyArray a = load_npy_file(fixture_path(name + ".npy"));
+  REQUIRE(a.shape == shape);
+  xt::xarray<float> out = xt::xarray<float>::from_shape(a.shape);
+  std::copy(a.values.begin(), a.values.end(), out.begin());
+  return out;
 }
 
 /// The fixtures store masks as float 0/1: `[B, Lq, Lk]` floats -> the same shape of 0/1 bytes.

@@ -36,14 +36,6 @@ TokenIds fixture_ids(const std::string& name) {
   return ids;
 }
 
-// |a - b| / (atol + |b|) over a flat array.
-double flat_relative_error(const float* a, const std::vector<float>& b, double atol) {
-  double worst = 0;
-  for (std::size_t i = 0; i < b.size(); ++i)
-    worst = std::max(worst, std::abs(double(a[i]) - b[i]) / (atol + std::abs(double(b[i]))));
-  return worst;
-}
-
 }  // namespace
 
 TEST_CASE("Transformer: logits, loss and every gradient match PyTorch", "[transformer][parity]") {
@@ -73,17 +65,17 @@ TEST_CASE("Transformer: logits, loss and every gradient match PyTorch", "[transf
     // 1e-7 of the largest gradient entry of the model.
     CHECK(testing::max_relative_error(logits, testing::load_fixture<3>(dir + "logits"), 1e-5) < 1e-4);
     CHECK(loss == Approx(testing::load_fixture<1>(dir + "loss")(0)).epsilon(1e-5));
-    std::vector<NpyArray> expected_grads;
+    std::vector<xt::xarray<float>> expected_grads;
     double scale = 0;
     for (const ParameterRef& p : params) {
-      expected_grads.push_back(load_npy_file(testing::fixture_path(dir + "grad." + p.name + ".npy")));
-      for (float g : expected_grads.back().values) scale = std::max(scale, std::abs(double(g)));
+      expected_grads.push_back(testing::load_as(dir + "grad." + p.name, p.shape));
+      for (float g : expected_grads.back()) scale = std::max(scale, std::abs(double(g)));
     }
     double worst = 0;
     std::string worst_name;
     std::size_t i = 0;
     for (const ParameterRef& p : params) {
-      const double err = flat_relative_error(p.grad, expected_grads[i++].values, 1e-3 * scale);
+      const double err = testing::relative_error(p.grad, expected_grads[i++], 1e-3 * scale);
       if (err > worst) worst = err, worst_name = p.name;
     }
     INFO("worst gradient: " << worst_name << " " << worst);
