@@ -124,10 +124,10 @@ TEST_CASE("FeedForward: gradients agree with finite differences", "[ffn][gradche
     require_no_kink_crossing(ffn, x, eps);
     const Tensor3 y = ffn.forward(x);
     const Tensor3 dx = ffn.backward(probe);
-    const Tensor3 mask = ffn.dropout_mask();
-    REQUIRE(mask.shape() == Tensor3::shape_type{2, 3, 16});
-    const auto dropped = std::count(mask.begin(), mask.end(), 0.0f);
-    const auto kept = std::count(mask.begin(), mask.end(), 1.0f / (1.0f - p));
+    const ByteTensor3 mask = ffn.dropout_mask();
+    REQUIRE(mask.shape() == ByteTensor3::shape_type{2, 3, 16});
+    const auto dropped = std::count(mask.begin(), mask.end(), 0);
+    const auto kept = std::count(mask.begin(), mask.end(), 1);
     CHECK(dropped > 0);
     CHECK(kept > 0);
     CHECK(dropped + kept == static_cast<long>(mask.size()));

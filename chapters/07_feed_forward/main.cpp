@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
     }
     // [run ffn]
     if (ffn.dropout_mask().size() > 0) {
-      const auto dropped = std::count(ffn.dropout_mask().begin(), ffn.dropout_mask().end(), 0.0f);
+      const auto dropped = std::count(ffn.dropout_mask().begin(), ffn.dropout_mask().end(), 0);
       std::printf(
           "dropout zeroed %ld of %zu hidden units (%.1f %%, p = %.2f); the others were scaled by "
           "1/(1-p) = %.4f\n",

@@ -48,7 +48,7 @@ const ReferenceExample kReferenceExamples[] = {
 struct Task {
   std::string name;
   Vocabulary src_vocabulary, tgt_vocabulary;
-  std::function<Batch()> next_batch;  // a fresh training batch
+  std::function<Batch(std::size_t batch_size)> next_batch;  // a fresh training batch
   std::vector<Batch> held_out;        // the batches of the held-out loss
   Config model;                       // the task's default model (a preset plus its sizes)
   std::size_t default_steps = 0;      // the default budget, in steps ...
@@ -81,10 +81,9 @@ Task copy_task(std::uint64_t seed) {
   Task t{"copy", data->vocabulary(), data->vocabulary(), {}, {}, {}, 1000, 0.0};
   t.model = sized(toy_model("copy"), data->vocabulary(), data->vocabulary(), data->length(),
                   data->length() + 1);
-  const std::size_t batch = t.model.batch_size;
-  t.next_batch = [data, rng, batch] { return data->batch(batch, *rng); };
+  t.next_batch = [data, rng](std::size_t batch_size) { return data->batch(batch_size, *rng); };
   Rng held_out_rng(seed ^ 0x5EEDULL);
-  for (int i = 0; i < 4; ++i) t.held_out.push_back(data->batch(batch, held_out_rng));
+  for (int i = 0; i < 4; ++i) t.held_out.push_back(data->batch(t.model.batch_size, held_out_rng));
   return t;
 }
 
@@ -93,7 +92,7 @@ Task translate_task() {
   Task t{"translate", data->source_vocabulary(), data->target_vocabulary(), {}, {}, {}, 100, 0.0};
   t.model = sized(toy_model("translate"), data->source_vocabulary(), data->target_vocabulary(),
                   data->src_len(), data->tgt_len());
-  t.next_batch = [data] { return data->all(); };
+  t.next_batch = [data](std::size_t /*batch_size*/) { return data->all(); };  // always both pairs
   t.held_out = {data->all()};  // two sentence pairs: there is nothing else to hold out
   return t;
 }
@@ -111,9 +110,14 @@ Task vowel_task(const std::shared_ptr<VowelRestoration>& data, std::uint64_t see
   Task t{"vowels", data->vocabulary(), data->vocabulary(), {}, {}, {}, 0, 5.0};
   t.model = sized(preset("vowels-small"), data->vocabulary(), data->vocabulary(),
                   data->options().window, data->options().window);
-  auto sampler = std::make_shared<BatchSampler>(data->num_windows(Split::kTrain),
-                                                t.model.batch_size, Order::kShuffled, seed);
-  t.next_batch = [data, sampler] { return data->batch(Split::kTrain, sampler->next()); };
+  // The sampler deals out shuffled windows in batches of the size the first call asks for.
+  auto sampler = std::make_shared<std::unique_ptr<BatchSampler>>();
+  t.next_batch = [data, sampler, seed](std::size_t batch_size) {
+    if (!*sampler)
+      *sampler = std::make_unique<BatchSampler>(data->num_windows(Split::kTrain), batch_size,
+                                                Order::kShuffled, seed);
+    return data->batch(Split::kTrain, (*sampler)->next());
+  };
   const std::vector<std::size_t> windows = held_out_windows(*data, 512);
   for (std::size_t i = 0; i < windows.size(); i += 128)
     t.held_out.push_back(data->batch(
@@ -398,7 +402,9 @@ int main(int argc, char** argv) {
       TrainingHistory history;
       {
         trace::Enable trace;
-        history = train(model, optimizer, task.next_batch, task.held_out, training, std::cout,
+        // The batch size is the model's: the task's default, or as --preset / --set chose.
+        const auto next_batch = [&task, &config] { return task.next_batch(config.batch_size); };
+        history = train(model, optimizer, next_batch, task.held_out, training, std::cout,
                         ProgressBar::stdout_is_terminal());
       }
       print_history(history);

@@ -18,7 +18,7 @@ Tensor3 Dropout::forward(const Tensor3& x) {
   shape_ = x.shape();
   if (!training_ || p_ == 0.0f) {
     masked_ = false;  // identity: backward passes dy through unchanged
-    mask_ = Tensor3();
+    mask_ = ByteTensor3();
     return x;
   }
   // Keep each entry with probability 1 - p and scale the kept ones by 1/(1-p): the expected
@@ -36,7 +36,7 @@ Tensor3 Dropout::forward(const Tensor3& x) {
   masked_ = true;
   mask_.resize(x.shape());  // reuses the last mask's memory while the shape stays the same
   Tensor3 y = Tensor3::from_shape(x.shape());
-  float* m = mask_.data();
+  std::uint8_t* m = mask_.data();
   const float* in = x.data();
   float* out = y.data();
 #pragma omp parallel for if (blocks > 1)
@@ -46,9 +46,9 @@ Tensor3 Dropout::forward(const Tensor3& x) {
     for (std::size_t i = block * kBlock; i < end; i += 4) {
       std::uint64_t bits = block_rng.next_u64();
       for (std::size_t k = i; k < std::min(end, i + 4); ++k, bits >>= 16)
-        m[k] = (bits & 0xFFFF) >= threshold ? scale : 0.0f;
+        m[k] = (bits & 0xFFFF) >= threshold;
     }
-    for (std::size_t i = block * kBlock; i < end; ++i) out[i] = in[i] * m[i];
+    for (std::size_t i = block * kBlock; i < end; ++i) out[i] = m[i] ? in[i] * scale : 0.0f;
   }
   return y;
 }
@@ -56,18 +56,20 @@ Tensor3 Dropout::forward(const Tensor3& x) {
 
 // [dropout backward]
 Tensor3 Dropout::backward(const Tensor3& dy) {
-  // dy: [B, L, d]  ->  dx: [B, L, d]; y = x * mask, so dx = dy * mask with forward's mask.
+  // dy: [B, L, d]  ->  dx: [B, L, d]; y = x * mask / (1-p), so dx = dy * mask / (1-p) with
+  // forward's mask.
   require(dy.shape() == shape_, "Dropout backward",
           "dy has shape " + shape_string(dy.shape()) + ", but forward's input had " +
               shape_string(shape_));
   if (!masked_) return dy;
   Tensor3 dx = Tensor3::from_shape(dy.shape());
-  const float* m = mask_.data();
+  const float scale = 1.0f / (1.0f - p_);
+  const std::uint8_t* m = mask_.data();
   const float* g = dy.data();
   float* out = dx.data();
   const std::size_t n = dy.size();
 #pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) out[i] = g[i] * m[i];
+  for (std::size_t i = 0; i < n; ++i) out[i] = m[i] ? g[i] * scale : 0.0f;
   return dx;
 }
 // [dropout backward]

@@ -1,6 +1,8 @@
 #include "tfm/feed_forward.hpp"
 
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "tfm/trace.hpp"
 
@@ -29,7 +31,7 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
   h = dropout_.forward(h);
   trace::step(kName, dropout_.training() ? "dropout (training)" : "dropout (evaluation: identity)",
               "h", h, "batch, len, d_ff");
-  Tensor3 y = linear2.forward(h);
+  Tensor3 y = linear2.forward(std::make_shared<const Tensor3>(std::move(h)));  // kept, not copied
   trace::step(kName, "linear2 (narrow)", "y", y, "batch, len, d_model");
   return y;
 }

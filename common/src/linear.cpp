@@ -18,10 +18,12 @@ Linear::Linear(std::size_t in_features, std::size_t out_features, bool bias, Rng
 }
 
 // [linear forward]
-Tensor3 Linear::forward(const Tensor3& x) {
+Tensor3 Linear::forward(std::shared_ptr<const Tensor3> kept_x) {
   // x: [B, L, in]  ->  y: [B, L, out]; every position is one row of an [B*L, in] matrix.
+  require(kept_x != nullptr, "Linear", "forward given no input");
+  const Tensor3& x = *kept_x;
   require_shape("Linear", "input", x, {kAnyExtent, kAnyExtent, in_}, "(batch, len, in_features)");
-  x_ = x;
+  x_ = std::move(kept_x);  // backward needs x for dW = dyᵀ x
   const std::size_t rows = x.shape(0) * x.shape(1);
   Tensor3 y = Tensor3::from_shape({x.shape(0), x.shape(1), out_});
   if (bias.present()) {
@@ -35,14 +37,18 @@ Tensor3 Linear::forward(const Tensor3& x) {
 }
 // [linear forward]
 
+Tensor3 Linear::forward(const Tensor3& x) { return forward(std::make_shared<const Tensor3>(x)); }
+
 // [linear backward]
 Tensor3 Linear::backward(const Tensor3& dy) {
   // dy: [B, L, out]  ->  dx: [B, L, in]
-  require_shape("Linear backward", "dy", dy, {x_.shape(0), x_.shape(1), out_},
+  require(x_ != nullptr, "Linear backward", "called before forward");
+  const Tensor3& x = *x_;
+  require_shape("Linear backward", "dy", dy, {x.shape(0), x.shape(1), out_},
                 "(batch, len, out_features)");
   const std::size_t rows = dy.shape(0) * dy.shape(1);
   // dW [out, in] += dyᵀ [out, rows] · x [rows, in]
-  gemm(Op::kTransposed, Op::kPlain, out_, in_, rows, 1.0f, dy.data(), out_, x_.data(), in_, 1.0f,
+  gemm(Op::kTransposed, Op::kPlain, out_, in_, rows, 1.0f, dy.data(), out_, x.data(), in_, 1.0f,
        weight.grad.data(), in_);
   // db [out] += Σ over rows of dy
   if (bias.present()) {

@@ -1,6 +1,7 @@
 #include "tfm/multi_head_attention.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -85,12 +86,18 @@ Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& m
   batch_ = B;
   len_q_ = Lq;
 
+  // W_Q, W_K and W_V each keep their input for backward. Cross-attention gives W_K and W_V the
+  // same memory, self-attention gives all three the same tensor: one kept copy serves them all.
+  const auto kept_memory = std::make_shared<const Tensor3>(memory);
+  const auto kept_query_input =
+      &query_input == &memory ? kept_memory : std::make_shared<const Tensor3>(query_input);
+
   // One [d_model, d_model] product projects every head at once.
-  const Tensor3 q = w_q.forward(query_input);
+  const Tensor3 q = w_q.forward(kept_query_input);
   trace::step(kName, "project queries", "Q", q, "batch, len_q, d_model");
-  const Tensor3 k = w_k.forward(memory);
+  const Tensor3 k = w_k.forward(kept_memory);
   trace::step(kName, "project keys", "K", k, "batch, len_k, d_model");
-  const Tensor3 v = w_v.forward(memory);
+  const Tensor3 v = w_v.forward(kept_memory);
   trace::step(kName, "project values", "V", v, "batch, len_k, d_model");
 
   // Head h owns columns h*d_k .. (h+1)*d_k - 1 of each projection.

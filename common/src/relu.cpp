@@ -6,12 +6,16 @@ namespace tfm {
 Tensor3 ReLU::forward(const Tensor3& x) {
   // x: [B, L, d]  ->  y: [B, L, d]
   Tensor3 y = Tensor3::from_shape(x.shape());
+  positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
   const float* in = x.data();
   float* out = y.data();
+  std::uint8_t* positive = positive_.data();
   const std::size_t n = x.size();
 #pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
-  y_ = y;
+  for (std::size_t i = 0; i < n; ++i) {
+    positive[i] = in[i] > 0.0f;
+    out[i] = positive[i] ? in[i] : 0.0f;
+  }
   return y;
 }
 // [relu forward]
@@ -20,16 +24,16 @@ Tensor3 ReLU::forward(const Tensor3& x) {
 Tensor3 ReLU::backward(const Tensor3& dy) {
   // dy: [B, L, d]  ->  dx: [B, L, d]
   // d max(0, x)/dx is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
-  require(dy.shape() == y_.shape(), "ReLU backward",
+  require(dy.shape() == positive_.shape(), "ReLU backward",
           "dy has shape " + shape_string(dy.shape()) + ", but forward produced " +
-              shape_string(y_.shape()));
+              shape_string(positive_.shape()));
   Tensor3 dx = Tensor3::from_shape(dy.shape());
-  const float* y = y_.data();
+  const std::uint8_t* positive = positive_.data();
   const float* g = dy.data();
   float* out = dx.data();
   const std::size_t n = dy.size();
 #pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) out[i] = y[i] > 0.0f ? g[i] : 0.0f;
+  for (std::size_t i = 0; i < n; ++i) out[i] = positive[i] ? g[i] : 0.0f;
   return dx;
 }
 // [relu backward]

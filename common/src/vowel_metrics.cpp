@@ -38,12 +38,13 @@ int vowel_index(char c) {
 
 void RestorationScore::add(const std::string& masked, const std::string& restored,
                            const std::string& truth) {
-  if (masked.size() != truth.size() || restored.size() != truth.size())
+  if (masked.size() != truth.size())
     throw std::invalid_argument("RestorationScore: lengths differ (masked " + std::to_string(masked.size()) +
-                                ", restored " + std::to_string(restored.size()) + ", truth " +
-                                std::to_string(truth.size()) + ")");
+                                ", truth " + std::to_string(truth.size()) + ")");
+  // Free decoding may stop early (<eos>) or run on: a missing position is wrong, extra ones
+  // are ignored.
   for (std::size_t i = 0; i < truth.size(); ++i) {
-    const bool right = restored[i] == truth[i];
+    const bool right = i < restored.size() && restored[i] == truth[i];
     ++characters;
     correct_characters += right;
     if (masked[i] == kVowelMask) {

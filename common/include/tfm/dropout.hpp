@@ -24,22 +24,22 @@ class Dropout {
   /// The probability of dropping an entry.
   float p() const { return p_; }
 
-  /// x `[B, L, d]` -> y `[B, L, d]` = x * mask, mask entries 0 (dropped) or 1/(1-p) (kept).
-  /// The mask is kept for backward. Identity in evaluation and when p == 0.
+  /// x `[B, L, d]` -> y `[B, L, d]` = x * mask / (1-p), mask entries 0 (dropped) or 1 (kept).
+  /// The mask is kept for backward, one byte per entry. Identity in evaluation and when p == 0.
   Tensor3 forward(const Tensor3& x);
-  /// dy `[B, L, d]` -> dx `[B, L, d]` = dy * (the same mask as forward).
+  /// dy `[B, L, d]` -> dx `[B, L, d]` = dy * (the same mask as forward) / (1-p).
   Tensor3 backward(const Tensor3& dy);
 
-  /// The scaled mask of the last training forward (entries 0 or 1/(1-p)); empty if that
-  /// forward was the identity.
-  const Tensor3& mask() const { return mask_; }
+  /// The mask of the last training forward (1 = kept, 0 = dropped); empty if that forward was
+  /// the identity.
+  const ByteTensor3& mask() const { return mask_; }
 
  private:
   float p_;
   Rng rng_;
   bool training_ = true;
   bool masked_ = false;          // did the last forward apply a mask?
-  Tensor3 mask_;                 // that mask (empty when the last forward was the identity)
+  ByteTensor3 mask_;             // that mask (empty when the last forward was the identity)
   Tensor3::shape_type shape_{};  // shape of the last forward's input, checked by backward
 };
 

@@ -45,8 +45,8 @@ class FeedForward {
   std::size_t d_model() const { return linear1.in_features(); }
   /// Width of the hidden layer.
   std::size_t d_ff() const { return linear1.out_features(); }
-  /// The dropout mask of the last training forward, `[B, L, d_ff]` (entries 0 or 1/(1-p)).
-  const Tensor3& dropout_mask() const { return dropout_.mask(); }
+  /// The dropout mask of the last training forward, `[B, L, d_ff]` (1 = kept, 0 = dropped).
+  const ByteTensor3& dropout_mask() const { return dropout_.mask(); }
 
   Linear linear1;  ///< W_1: `[d_ff, d_model]`, widens every position to d_ff
   Linear linear2;  ///< W_2: `[d_model, d_ff]`, back to d_model

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "tfm/parameter.hpp"
 #include "tfm/random.hpp"
@@ -16,8 +17,11 @@ class Linear {
   /// Initialised as PyTorch does: weight and bias uniform in ±1/√in_features.
   Linear(std::size_t in_features, std::size_t out_features, bool bias, Rng& rng);
 
-  /// x `[B, L, in]` -> y `[B, L, out]`. Keeps x for backward.
+  /// x `[B, L, in]` -> y `[B, L, out]`. Keeps a copy of x for backward.
   Tensor3 forward(const Tensor3& x);
+  /// The same without the copy: keeps `x` itself, which its owner may share with other layers
+  /// that need the same input again (self-attention's W_Q, W_K and W_V read one tensor).
+  Tensor3 forward(std::shared_ptr<const Tensor3> x);
   /// dy `[B, L, out]` -> dx `[B, L, in]`; accumulates dW = dyᵀ x and db = Σ dy.
   Tensor3 backward(const Tensor3& dy);
 
@@ -35,7 +39,7 @@ class Linear {
 
  private:
   std::size_t in_, out_;
-  Tensor3 x_;  // forward's input, for dW
+  std::shared_ptr<const Tensor3> x_;  // forward's input, for dW
 };
 
 }  // namespace tfm

@@ -15,7 +15,7 @@
 namespace tfm {
 
 /// `[batch, len_q, len_k]`; 1 = query i may attend to key j, 0 = blocked. Shared by all heads.
-using Mask = xt::xtensor<std::uint8_t, 3>;
+using Mask = ByteTensor3;
 
 /// The id every vocabulary reserves for padding.
 inline constexpr std::int32_t kPadId = 0;

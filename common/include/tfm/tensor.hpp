@@ -21,6 +21,9 @@ using Tensor2 = xt::xtensor<float, 2>;
 using Tensor3 = xt::xtensor<float, 3>;
 /// A batch of per-head tensors, `[batch, heads, len, d_k]`.
 using Tensor4 = xt::xtensor<float, 4>;
+/// One byte per entry of a Tensor3: which entries a ReLU or a dropout let through (a quarter of
+/// the memory of a float mask), or which query may attend to which key (tfm::Mask).
+using ByteTensor3 = xt::xtensor<std::uint8_t, 3>;
 /// Token ids of a batch of sequences, `[batch, len]`.
 using TokenIds = xt::xtensor<std::int32_t, 2>;
 

@@ -16,8 +16,9 @@ struct RestorationScore {
   std::size_t vowels = 0;              ///< positions hidden by `*` in the input
   std::size_t correct_vowels = 0;      ///< hidden positions restored correctly
 
-  /// Adds one window: the masked input, what was restored, and the truth (same lengths, else
-  /// std::invalid_argument naming the lengths).
+  /// Adds one window: the masked input, what was restored, and the truth. `masked` and `truth`
+  /// must have the same length (else std::invalid_argument naming both); a `restored` that is
+  /// shorter (a free decoding that stopped early) counts its missing positions as wrong.
   void add(const std::string& masked, const std::string& restored, const std::string& truth);
   /// correct_characters / characters.
   double character_accuracy() const;
