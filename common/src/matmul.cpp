@@ -101,10 +101,12 @@ void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_
                   std::size_t ldb, std::size_t stride_b, float beta, float* C, std::size_t ldc,
                   std::size_t stride_c) {
   // Small products (attention's per-head [40, 40] scores) are run one per thread; a big one is
-  // split by gemm() itself, so the batch is walked in order then.
+  // split by gemm() itself, so the batch is walked in order then. A batch that is small in all
+  // (one decoding step of one sequence) stays on this thread: waking the others costs more.
   const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
   const bool small = work < kSplitThreshold;
-#pragma omp parallel for schedule(static) if (small && batch > 1)
+  const bool worth_threads = static_cast<double>(batch) * work >= kSplitThreshold;
+#pragma omp parallel for schedule(static) if (small && batch > 1 && worth_threads)
   for (std::size_t i = 0; i < batch; ++i) {
     gemm(op_a, op_b, M, N, K, alpha, A + i * stride_a, lda, B + i * stride_b, ldb, beta,
          C + i * stride_c, ldc);
