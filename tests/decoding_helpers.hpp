@@ -43,6 +43,13 @@ inline TokenIds random_source(std::size_t batch, std::size_t len, std::size_t vo
   return src;
 }
 
+/// `[batch, steps]` with nothing forced yet: every entry kFreeToken.
+inline TokenIds nothing_forced(std::size_t batch, std::size_t steps) {
+  TokenIds forced = TokenIds::from_shape({batch, steps});
+  forced.fill(kFreeToken);
+  return forced;
+}
+
 /// `[batch, steps]`: about a third of the entries forced to an ordinary target id, the rest free.
 inline TokenIds random_forcing(std::size_t batch, std::size_t steps, std::size_t vocab, Rng& rng) {
   TokenIds forced = TokenIds::from_shape({batch, steps});

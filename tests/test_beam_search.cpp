@@ -182,8 +182,7 @@ TEST_CASE("beam search honours forced tokens and the allowed choices", "[beam]")
   BeamOptions options;
   options.beam_size = 3;
   options.max_steps = 7;
-  options.forced = TokenIds::from_shape({2, 7});
-  options.forced.fill(kFreeToken);
+  options.forced = testing::nothing_forced(2, 7);
   options.forced(0, 0) = 9;
   options.forced(0, 3) = 4;
   options.forced(1, 5) = 12;

@@ -271,8 +271,7 @@ TEST_CASE("greedy decoding: <eos> finishes a row, which then emits <pad>", "[dec
   const TokenIds src = random_source(3, 5, config.src_vocab_size, rng);
   DecodeOptions options;
   options.max_steps = 8;
-  options.forced = TokenIds::from_shape({3, 8});
-  options.forced.fill(kFreeToken);
+  options.forced = testing::nothing_forced(3, 8);
   options.forced(0, 2) = options.forced(1, 4) = options.forced(2, 1) = kEosId;
 
   SECTION("stop_at_eos: pads after <eos>, and decoding ends when every row has finished") {
@@ -411,12 +410,10 @@ TEST_CASE("greedy decoding: bad input gives clear errors", "[decoding]") {
   CHECK(greedy_decode(model, src, options).steps() <= 32);
 
   options.max_steps = 4;
-  options.forced = TokenIds::from_shape({2, 5});
-  options.forced.fill(kFreeToken);
+  options.forced = testing::nothing_forced(2, 5);
   CHECK_THROWS_WITH(greedy_decode(model, src, options),
                     Catch::Contains("forced has shape [2, 5], expected [2, 4]"));
-  options.forced = TokenIds::from_shape({2, 4});
-  options.forced.fill(kFreeToken);
+  options.forced = testing::nothing_forced(2, 4);
   options.forced(0, 1) = 13;
   CHECK_THROWS_WITH(
       greedy_decode(model, src, options),
