@@ -229,6 +229,48 @@ TEST_CASE("Checkpoint: training resumed from a checkpoint equals uninterrupted t
   CHECK(values_of(parameters_of(restarted)) != values_of(parameters_of(uninterrupted)));
 }
 
+TEST_CASE("Checkpoint: averaging checkpoints gives the mean of their weights, or an error and no change",
+          "[checkpoint]") {
+  testing::TempDir tmp("checkpoint", "average");
+  const std::vector<std::string> dirs = {(tmp.path / "a").string(), (tmp.path / "b").string(),
+                                         (tmp.path / "c").string()};
+  std::vector<std::vector<std::vector<float>>> saved;  // checkpoint -> parameter -> values
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    Transformer snapshot(tiny_config(), 10 + i);
+    save_checkpoint(dirs[i], tiny_header(), parameters_of(snapshot));
+    saved.push_back(values_of(parameters_of(snapshot)));
+  }
+
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  load_averaged_parameters(dirs, params);
+  const std::vector<std::vector<float>> mean = values_of(params);
+  for (std::size_t p = 0; p < mean.size(); ++p)
+    for (std::size_t k = 0; k < mean[p].size(); ++k)
+      REQUIRE(mean[p][k] == Approx((saved[0][p][k] + saved[1][p][k] + saved[2][p][k]) / 3.0).margin(1e-7));
+  // The order of the checkpoints does not matter, and the mean of one is the checkpoint itself.
+  load_averaged_parameters({dirs[2], dirs[0], dirs[1]}, params);
+  CHECK(values_of(params) == mean);
+  load_averaged_parameters({dirs[1]}, params);
+  CHECK(values_of(params) == saved[1]);
+
+  // Snapshots of different networks cannot be averaged, even where every shape agrees
+  // (n_heads changes none); a missing checkpoint is named. The model keeps its weights.
+  Config other_heads = tiny_config();
+  other_heads.n_heads = 1;
+  Transformer other(other_heads, 4);
+  CheckpointHeader other_header = tiny_header();
+  other_header.config = other_heads;
+  const std::string other_dir = (tmp.path / "other").string();
+  save_checkpoint(other_dir, other_header, parameters_of(other));
+  check_checkpoint_error([&] { load_averaged_parameters({dirs[0], other_dir}, params); },
+                         {"cannot average", other_dir, "n_heads is 2 in one and 1 in the other"});
+  check_checkpoint_error([&] { load_averaged_parameters({dirs[0], (tmp.path / "none").string()}, params); },
+                         {"no checkpoint directory", "none"});
+  check_checkpoint_error([&] { load_averaged_parameters({}, params); }, {"at least one checkpoint"});
+  CHECK(values_of(params) == saved[1]);
+}
+
 TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and the model is untouched",
           "[checkpoint]") {
   testing::TempDir tmp("checkpoint", "damaged");

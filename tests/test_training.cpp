@@ -389,6 +389,30 @@ TEST_CASE("training: the held-out loss is recorded at the eval interval and at t
   CHECK(without.held_out_loss.empty());
 }
 
+TEST_CASE("training: the checkpoint callback runs at every multiple of its interval, resumed runs included",
+          "[training]") {
+  SmallRun run;
+  std::vector<std::size_t> saved_at;
+  TrainingOptions options = steps_at(7, 1e-3f);
+  options.checkpoint_every = 3;
+  options.checkpoint = [&](std::size_t step) {
+    saved_at.push_back(step);
+    CHECK(run.optimizer.steps_taken() == step);  // called after the step's update
+    return "saved step " + std::to_string(step);
+  };
+  run.run(options);
+  CHECK(saved_at == std::vector<std::size_t>{3, 6});
+  CHECK(run.progress.str().find("saved step 6") != std::string::npos);
+  // The steps are the optimizer's: a resumed run keeps the rhythm (9, not 3 + 7 = 10).
+  options.max_steps = 4;
+  run.run(options);
+  CHECK(saved_at == std::vector<std::size_t>{3, 6, 9});
+  // Interval 0: never called.
+  options.checkpoint_every = 0;
+  run.run(options);
+  CHECK(saved_at.size() == 3);
+}
+
 TEST_CASE("training: evaluate_loss weights batches by their counted tokens", "[training]") {
   SmallRun run;
   // The mean over two batches is the mean over their tokens: with equal token counts, the

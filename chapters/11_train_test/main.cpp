@@ -326,7 +326,9 @@ int main(int argc, char** argv) {
         .option("--minutes", "M", "train for M minutes (default: the task's budget)")
         .option("--seed", "N", "seed of the weights and of the batches", "1")
         .option("--save", "DIR", "save a checkpoint after training")
+        .option("--save-every", "N", "also save DIR-step<S> after every step S that is a multiple of N")
         .option("--load", "DIR", "start from a checkpoint (training resumes with its optimizer)")
+        .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (give it 2+ times)")
         .option("--beam", "K", "beam search with K beams (1: greedy)", "1")
         .option("--restore", "TEXT", "restore the vowels of TEXT, e.g. \"th* t*m* m*ch*n*\"")
         .option("--eval-windows", "N", "held-out windows to test vowels on", "500")
@@ -335,6 +337,10 @@ int main(int argc, char** argv) {
         .option("--head", "H", "head of the attention heat maps", "0")
         .flag("--free", "vowels: let the model rewrite the letters it was given too");
     if (!cli.parse(argc, argv)) return 0;
+    if (cli.given("--save-every") && !cli.given("--save"))
+      throw UsageError("--save-every needs --save DIR (the checkpoints are DIR-step<S>)");
+    if (cli.given("--save-every") && cli.count("--save-every") == 0)
+      throw UsageError("option '--save-every' needs N >= 1");
 
     const std::string task_name = cli.value("--task");
     const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
@@ -349,8 +355,16 @@ int main(int argc, char** argv) {
 
     // [build the model]
     Config config = task.model;
-    if (cli.given("--load")) {
-      const CheckpointHeader header = read_checkpoint_header(cli.value("--load"));
+    const std::vector<std::string> averaged = cli.values("--average");
+    if (!averaged.empty() && cli.given("--load"))
+      throw UsageError("--load and --average both choose the weights; give one of them");
+    if (!averaged.empty() && (cli.given("--steps") || cli.given("--minutes")))
+      throw UsageError("--average makes a model to test, not to train on: Adam's state is not averaged");
+    const std::string checkpoint_dir = cli.given("--load") ? cli.value("--load")
+                                       : averaged.empty()   ? std::string()
+                                                            : averaged.front();
+    if (!checkpoint_dir.empty()) {
+      const CheckpointHeader header = read_checkpoint_header(checkpoint_dir);
       require_same_vocabulary(header.src_vocabulary, task.src_vocabulary, "source");
       require_same_vocabulary(header.tgt_vocabulary, task.tgt_vocabulary, "target");
       config = header.config;
@@ -370,6 +384,10 @@ int main(int argc, char** argv) {
         load_optimizer_state(cli.value("--load"), params, optimizer);
       std::cout << "loaded " << cli.value("--load") << " (" << optimizer.steps_taken() << " steps trained)\n";
     }
+    if (!averaged.empty()) {
+      load_averaged_parameters(averaged, params);
+      std::cout << "loaded the mean of " << averaged.size() << " checkpoints' weights\n";
+    }
     // [build the model]
     std::printf("task %s, model '%s': d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, %zu parameters\n",
                 task.name.c_str(), config.preset.c_str(), config.d_model, config.n_heads,
@@ -379,7 +397,8 @@ int main(int argc, char** argv) {
     // The budget: --steps and/or --minutes; else the task's default, except after --load,
     // where only an explicit budget trains on (so that --load DIR --restore TEXT just restores).
     TrainingOptions training;
-    const bool use_default = !cli.given("--steps") && !cli.given("--minutes") && !cli.given("--load");
+    const bool use_default =
+        !cli.given("--steps") && !cli.given("--minutes") && !cli.given("--load") && averaged.empty();
     training.max_steps = cli.given("--steps") ? cli.count("--steps")
                          : use_default        ? task.default_steps
                                               : 0;
@@ -389,6 +408,18 @@ int main(int argc, char** argv) {
                                    : use_default          ? task.default_minutes
                                                           : 0.0);
     training.eval_every = cli.count("--eval-every");
+    if (cli.given("--save-every")) {
+      training.checkpoint_every = cli.count("--save-every");
+      training.checkpoint = [&](std::size_t step) {
+        const std::string dir = cli.value("--save") + "-step" + std::to_string(step);
+        try {
+          save_checkpoint(dir, {config, task.src_vocabulary, task.tgt_vocabulary}, params, &optimizer);
+        } catch (const CheckpointError& e) {  // one lost snapshot must not cost the whole run
+          return std::string("warning: ") + e.what() + "; training goes on";
+        }
+        return "saved " + dir;
+      };
+    }
     training.clip_norm = config.clip_norm;
     training.label_smoothing = config.label_smoothing;
     training.schedule = config.warmup_steps > 0
@@ -412,7 +443,9 @@ int main(int argc, char** argv) {
     }
     // [train]
     if (cli.given("--save")) {
-      save_checkpoint(cli.value("--save"), {config, task.src_vocabulary, task.tgt_vocabulary}, params, &optimizer);
+      // An average has no optimizer state of its own: it is saved as weights only.
+      save_checkpoint(cli.value("--save"), {config, task.src_vocabulary, task.tgt_vocabulary}, params,
+                      averaged.empty() ? &optimizer : nullptr);
       std::cout << "saved " << cli.value("--save") << "\n";
     }
 

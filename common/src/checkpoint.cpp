@@ -228,12 +228,15 @@ CheckpointHeader read_checkpoint_header(const std::string& dir) {
 }
 
 // [checkpoint load]
-void load_parameters(const std::string& dir, const ParameterList& params) {
+namespace {
+
+// Every parameter of `params` as saved in `dir`, each checked against its shape, in the order
+// of `params`; nothing else may be in parameters/.
+std::vector<NpyArray> read_parameters(const std::string& dir, const ParameterList& params) {
   const fs::path root(dir);
   if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'");
   if (!fs::is_directory(root / "parameters"))
     throw CheckpointError("checkpoint '" + dir + "' has no parameters/ directory");
-  // Read and check everything first, then copy: a bad checkpoint leaves the model untouched.
   std::vector<NpyArray> arrays;
   std::set<std::string> expected;
   for (const ParameterRef& p : params) {
@@ -246,6 +249,14 @@ void load_parameters(const std::string& dir, const ParameterList& params) {
   }
   require_no_other_files(root / "parameters", expected,
                          "checkpoint '" + dir + "' has a parameter the model does not have:");
+  return arrays;
+}
+
+}  // namespace
+
+void load_parameters(const std::string& dir, const ParameterList& params) {
+  // Read and check everything first, then copy: a bad checkpoint leaves the model untouched.
+  const std::vector<NpyArray> arrays = read_parameters(dir, params);
   std::size_t i = 0;
   for (const ParameterRef& p : params) {
     std::copy(arrays[i].values.begin(), arrays[i].values.end(), p.value);
@@ -253,6 +264,39 @@ void load_parameters(const std::string& dir, const ParameterList& params) {
   }
 }
 // [checkpoint load]
+
+// [checkpoint average]
+void load_averaged_parameters(const std::vector<std::string>& dirs, const ParameterList& params) {
+  if (dirs.empty()) throw CheckpointError("checkpoint averaging needs at least one checkpoint");
+  // Averaging only makes sense between snapshots of one network: same model keys (n_heads
+  // changes no shape, so the shapes alone cannot tell), same vocabularies.
+  const CheckpointHeader first = read_checkpoint_header(dirs.front());
+  std::vector<std::vector<NpyArray>> snapshots;
+  for (const std::string& dir : dirs) {
+    const CheckpointHeader header = read_checkpoint_header(dir);
+    for (const std::string& key : model_keys())
+      if (header.config.get(key) != first.config.get(key))
+        throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir + "': " + key + " is " +
+                              first.config.get(key) + " in one and " + header.config.get(key) +
+                              " in the other");
+    if (header.src_vocabulary != first.src_vocabulary || header.tgt_vocabulary != first.tgt_vocabulary)
+      throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir +
+                            "': their vocabularies differ");
+    snapshots.push_back(read_parameters(dir, params));
+  }
+  // All read and checked: now the mean, entry by entry, in double so the order of the
+  // checkpoints does not matter to the last bit.
+  std::size_t i = 0;
+  for (const ParameterRef& p : params) {
+    for (std::size_t k = 0; k < p.size; ++k) {
+      double sum = 0.0;
+      for (const auto& arrays : snapshots) sum += arrays[i].values[k];
+      p.value[k] = static_cast<float>(sum / static_cast<double>(snapshots.size()));
+    }
+    ++i;
+  }
+}
+// [checkpoint average]
 
 bool has_optimizer_state(const std::string& dir) {
   return fs::is_regular_file(fs::path(dir) / "optimizer" / "state.txt");

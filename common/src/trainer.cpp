@@ -107,6 +107,8 @@ TrainingHistory train(Transformer& model, Adam& optimizer, const std::function<B
       line << "step " << step << ": held-out loss " << history.held_out_loss.back();
       bar.message(line.str());
     }
+    if (options.checkpoint_every > 0 && options.checkpoint && step % options.checkpoint_every == 0)
+      bar.message(options.checkpoint(step));
   }
   history.seconds = seconds_since(start);
   bar.finish(progress);

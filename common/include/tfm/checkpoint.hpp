@@ -30,6 +30,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tfm/adam.hpp"
 #include "tfm/config.hpp"
@@ -71,6 +72,14 @@ CheckpointHeader read_checkpoint_header(const std::string& dir);
 /// parameter has a file of exactly its shape and that no file is left over. Nothing is
 /// changed unless everything checks out.
 void load_parameters(const std::string& dir, const ParameterList& params);
+
+/// Checkpoint averaging (the paper, section 6.1: "a single model obtained by averaging the last
+/// 5 checkpoints, which were written at 10-minute intervals"): copies into `params` the mean,
+/// entry by entry, of the weights saved in `dirs`. Late in training the weights wander around a
+/// minimum from step to step; their mean sits closer to it than any one snapshot. Each checkpoint
+/// is checked as load_parameters checks it, and all must share the model keys of the
+/// configuration and the vocabularies of the first. Nothing is changed unless all check out.
+void load_averaged_parameters(const std::vector<std::string>& dirs, const ParameterList& params);
 
 /// Does the checkpoint in `dir` hold an optimizer state?
 bool has_optimizer_state(const std::string& dir);

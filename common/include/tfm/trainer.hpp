@@ -7,6 +7,7 @@
 #include <functional>
 #include <iosfwd>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "tfm/adam.hpp"
@@ -33,6 +34,12 @@ struct TrainingOptions {
   float label_smoothing = 0.0f;  ///< the paper uses 0.1
   LearningRateSchedule schedule = LearningRateSchedule::constant(1e-3f);  ///< rate per step
   bool trace_first_step = true;  ///< report every shape of the first step to the trace
+  /// Call `checkpoint` after every step whose number (counted by the optimizer, so a resumed
+  /// run keeps the rhythm) is a multiple of this (0: never).
+  std::size_t checkpoint_every = 0;
+  /// Saves the model as of step `step` (e.g. to the paper's checkpoints "written at 10-minute
+  /// intervals", which it then averages) and returns a line for the progress output.
+  std::function<std::string(std::size_t step)> checkpoint;
 };
 
 /// The loss curve and totals of a run.
