@@ -2,6 +2,7 @@
 # chapter's command line, where both matter (PASS_REGULAR_EXPRESSION alone ignores the code).
 #   -DEXE=<path> -DARGS=<;-list, empty elements kept> -DEXPECTED_CODE=<n>
 #   [-DSTDERR_REGEX=<regex>] [-DSTDOUT_REGEX=<regex>] [-DFORBIDDEN_REGEX=<regex on stdout+stderr>]
+#   (a regex that is absent or empty is not checked)
 #   [-DCORPUS=<file>]  writes a small English text there first (for --corpus)
 # A crash shows as a signal name ("Segmentation fault", "Child aborted"), never as the code.
 if(DEFINED CORPUS)
@@ -22,13 +23,13 @@ set(shown "command: ${EXE} ${ARGS}\nexit: ${rc}\nstdout:\n${out}\nstderr:\n${err
 if(NOT "${rc}" STREQUAL "${EXPECTED_CODE}")
   message(FATAL_ERROR "expected exit code ${EXPECTED_CODE}\n${shown}")
 endif()
-if(DEFINED STDERR_REGEX AND NOT err MATCHES "${STDERR_REGEX}")
+if(NOT "${STDERR_REGEX}" STREQUAL "" AND NOT err MATCHES "${STDERR_REGEX}")
   message(FATAL_ERROR "stderr does not match '${STDERR_REGEX}'\n${shown}")
 endif()
-if(DEFINED STDOUT_REGEX AND NOT out MATCHES "${STDOUT_REGEX}")
+if(NOT "${STDOUT_REGEX}" STREQUAL "" AND NOT out MATCHES "${STDOUT_REGEX}")
   message(FATAL_ERROR "stdout does not match '${STDOUT_REGEX}'\n${shown}")
 endif()
-if(DEFINED FORBIDDEN_REGEX AND "${out}${err}" MATCHES "${FORBIDDEN_REGEX}")
+if(NOT "${FORBIDDEN_REGEX}" STREQUAL "" AND "${out}${err}" MATCHES "${FORBIDDEN_REGEX}")
   message(FATAL_ERROR "the output matches '${FORBIDDEN_REGEX}', which it must not\n${shown}")
 endif()
 if(DEFINED CORPUS)
