@@ -10,6 +10,12 @@ function(add_chapter dir)
   set(target ch${dir})
   add_executable(${target} ${CMAKE_CURRENT_SOURCE_DIR}/${dir}/main.cpp)
   target_link_libraries(${target} PRIVATE transformer::common)
+  # `cmake --build build --target chapters` builds the library and every chapter, nothing else
+  # (./tutorial run builds this first, so that the first chapter prints before the tests build).
+  if(NOT TARGET chapters)
+    add_custom_target(chapters)
+  endif()
+  add_dependencies(chapters ${target})
   set_property(GLOBAL APPEND PROPERTY TFM_CHAPTERS ${dir})
   set_property(GLOBAL PROPERTY TFM_CHAPTER_ARGS_${dir} "${CHAPTER_ARGS}")
   if(NOT DEFINED CHAPTER_TEST_ARGS AND NOT "TEST_ARGS" IN_LIST CHAPTER_KEYWORDS_MISSING_VALUES)
