@@ -256,7 +256,7 @@ JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
 
   std::vector<Clock::time_point> wall;  // when step i asked for its batch; the end last
   std::vector<double> cpu;
-  const std::function<tfm::Batch()> next_batch = [&] {
+  const std::function<tfm::Batch(std::size_t)> next_batch = [&](std::size_t) {
     wall.push_back(Clock::now());
     cpu.push_back(cpu_seconds());
     return batches[wall.size() - 1];

@@ -509,11 +509,47 @@ TEST_CASE("Checkpoint: a save never replaces what is not a checkpoint", "[checkp
                          {"exists and is not a directory"});
   CHECK(read_bytes(file) == "precious");
 
-  // A regular file where a folder on the way to the checkpoint must be created.
+  // A regular file where the folder that holds the checkpoint must be: refused before writing.
   check_checkpoint_error([&] { save_checkpoint((file / "ckpt").string(), tiny_header(), params); },
-                         {"could not save", "nothing was saved"});
+                         {"its parent", "is not a directory", "nothing was written"});
   CHECK(read_bytes(file) == "precious");
   CHECK(leftovers(file).empty());
+}
+
+TEST_CASE("Checkpoint: a destination is checked before training, as save_checkpoint would",
+          "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "destination");
+  CHECK_NOTHROW(check_checkpoint_destination(tmp.file("new")));      // a new name
+  fs::create_directories(tmp.path / "empty");
+  CHECK_NOTHROW(check_checkpoint_destination(tmp.file("empty")));    // an empty folder
+  std::ofstream(tmp.path / "file") << "precious";
+  check_checkpoint_error([&] { check_checkpoint_destination(tmp.file("file")); },
+                         {"cannot save a checkpoint to", "exists and is not a directory"});
+  check_checkpoint_error([&] { check_checkpoint_destination(tmp.file("file") + "/ckpt"); },
+                         {"its parent", "is not a directory"});
+  check_checkpoint_error([&] { check_checkpoint_destination(tmp.file("missing") + "/ckpt"); },
+                         {"its parent", "is not a directory"});
+  CHECK(read_bytes(tmp.path / "file") == "precious");
+}
+
+TEST_CASE("Checkpoint: a save that fails at the end of training is rescued, not lost",
+          "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "rescue");
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  std::ofstream(tmp.path / "file") << "precious";
+  const std::string rescue = tmp.file("rescued");
+  // The destination became impossible after it was checked (here: its parent is a file).
+  check_checkpoint_error(
+      [&] { save_checkpoint_or_rescue(tmp.file("file") + "/ckpt", rescue, tiny_header(), params); },
+      {"is not a directory", "the model was saved to '" + rescue + "' instead"});
+  Transformer restored(read_checkpoint_header(rescue).config, 2);
+  load_parameters(rescue, parameters_of(restored));
+  CHECK(values_of(parameters_of(restored)) == values_of(params));
+  // Where the rescue fails too, both failures are named.
+  check_checkpoint_error(
+      [&] { save_checkpoint_or_rescue(tmp.file("file") + "/a", tmp.file("file") + "/b", tiny_header(), params); },
+      {"instead failed too"});
 }
 
 TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits", "[checkpoint][parity]") {

@@ -160,6 +160,19 @@ TEST_CASE("BatchSampler: shuffled epochs are seeded permutations of full batches
   CHECK(BatchSampler(10, 3, Order::kShuffled, 8).next() != again.next());
 }
 
+TEST_CASE("BatchSampler: skip(n) is n calls of next(), across epochs, in both orders",
+          "[dataset][sampler]") {
+  for (const Order order : {Order::kShuffled, Order::kSequential}) {
+    for (std::size_t skipped : {0, 1, 2, 3, 7, 10}) {
+      BatchSampler stepped(10, 3, order, 5), skipping(10, 3, order, 5);
+      for (std::size_t i = 0; i < skipped; ++i) stepped.next();
+      skipping.skip(skipped);
+      CHECK(skipping.epoch() == stepped.epoch());
+      for (int i = 0; i < 5; ++i) CHECK(skipping.next() == stepped.next());
+    }
+  }
+}
+
 TEST_CASE("BatchSampler: sequential order visits every example once", "[dataset][sampler]") {
   BatchSampler sampler(7, 3, Order::kSequential);
   CHECK(sampler.batches_per_epoch() == 3);

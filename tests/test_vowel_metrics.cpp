@@ -74,12 +74,12 @@ TEST_CASE("vowel metrics: the most-frequent-vowel baseline fills every * with on
 }
 
 TEST_CASE(
-    "vowel metrics: the neighbours baseline uses the vowel seen most between the same two letters",
+    "vowel metrics: the one-letter baseline uses the vowel seen most between the same two letters",
     "[vowel_metrics]") {
   // Masked, the training text is "c*t c*t d*g d*g d*g b**": contexts (c, t) -> a twice,
   // (d, g) -> o three times, and at the end of "bee" (b, *) and (*, end) -> e.
-  const VowelBaseline rule = VowelBaseline::with_neighbours("cat cat dog dog dog bee");
-  CHECK(rule.name() == "most frequent vowel given its two neighbours");
+  const VowelBaseline rule = VowelBaseline::with_context("cat cat dog dog dog bee", 1);
+  CHECK(rule.name() == "most frequent vowel given 1 letter on each side");
   CHECK(rule.restore("c*t") == "cat");  // the fallback would say cot
   CHECK(rule.restore("d*g") == "dog");
   CHECK(rule.restore("b**") == "bee");  // a neighbour may itself be hidden
@@ -90,6 +90,26 @@ TEST_CASE(
   CHECK(rule.restore("a c*t d*g") == "a cat dog");
 }
 
+TEST_CASE("vowel metrics: a wider context wins where it was seen, and backs off where it was not",
+          "[vowel_metrics]") {
+  // Masked, "sit sat sat" is "s*t s*t s*t". One letter on each side cannot tell the three
+  // apart: (s, t) -> a, 2 against 1. Two letters can: ("^s", "t ") was only ever i (the start
+  // of the text), (" s", "t ") a, (" s", "t$") a.
+  const std::string train = "sit sat sat";
+  const VowelBaseline one = VowelBaseline::with_context(train, 1);
+  const VowelBaseline two = VowelBaseline::with_context(train, 2);
+  CHECK(two.name() == "most frequent vowel given 2 letters on each side");
+  CHECK(one.restore("s*t x") == "sat x");
+  CHECK(two.restore("s*t x") == "sit x");
+  CHECK(two.restore("x s*t") == "x sat");
+  // ("xs", "t$") never occurred: back off to (s, t) -> a; (b, b) never occurred either: back off
+  // to the most frequent vowel, a.
+  CHECK(two.restore("xs*t") == "xsat");
+  CHECK(two.restore("b*b") == "bab");
+  CHECK_THROWS_WITH(VowelBaseline::with_context(train, 0),
+                    "VowelBaseline: letters on each side must be 1 to 8, got 0");
+}
+
 TEST_CASE("vowel metrics: the baselines score as expected on a tiny text", "[vowel_metrics]") {
   const std::string train = "the cat sat on the mat and the dog sat on the log";
   const std::string truth = "the dog sat on the cat";
@@ -98,7 +118,7 @@ TEST_CASE("vowel metrics: the baselines score as expected on a tiny text", "[vow
 
   RestorationScore frequent, neighbours;
   frequent.add(masked, VowelBaseline::most_frequent(train).restore(masked), truth);
-  neighbours.add(masked, VowelBaseline::with_neighbours(train).restore(masked), truth);
+  neighbours.add(masked, VowelBaseline::with_context(train, 1).restore(masked), truth);
   // Training vowels: a 5 (cat sat mat and sat), e 4, o 4: always a -> "tha dag sat an tha cat":
   // 2 of the 6 hidden vowels.
   CHECK(frequent.vowels == 6);

@@ -142,7 +142,42 @@ fs::path target_path(const std::string& dir) {
   return path;
 }
 
+// Why `target` cannot receive a checkpoint, or "" if it can: it must be a new name, an empty
+// directory or an earlier checkpoint, in a directory that exists and may be written to.
+std::string destination_problem(const fs::path& target) {
+  if (fs::exists(target) && !fs::is_directory(target)) return "it exists and is not a directory";
+  if (fs::is_directory(target) && !fs::exists(target / "config.txt") && !fs::is_empty(target))
+    return "it is a directory that holds no checkpoint (no config.txt); it will not be replaced";
+  const fs::path parent = target.parent_path();
+  if (!fs::is_directory(parent)) return "its parent '" + parent.string() + "' is not a directory";
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    return "its parent '" + parent.string() + "' cannot be written to";
+  return "";
+}
+
 }  // namespace
+
+void save_checkpoint_or_rescue(const std::string& dir, const std::string& rescue_dir,
+                               const CheckpointHeader& header, const ParameterList& params,
+                               const Adam* optimizer) {
+  try {
+    save_checkpoint(dir, header, params, optimizer);
+  } catch (const CheckpointError& e) {
+    try {
+      save_checkpoint(rescue_dir, header, params, optimizer);
+    } catch (const CheckpointError& rescue_error) {
+      throw CheckpointError(std::string(e.what()) + "; saving to '" + rescue_dir +
+                            "' instead failed too: " + rescue_error.what());
+    }
+    throw CheckpointError(std::string(e.what()) + "; the model was saved to '" + rescue_dir +
+                          "' instead");
+  }
+}
+
+void check_checkpoint_destination(const std::string& dir) {
+  if (const std::string problem = destination_problem(target_path(dir)); !problem.empty())
+    throw CheckpointError("cannot save a checkpoint to '" + dir + "': " + problem);
+}
 
 // [checkpoint save]
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
@@ -159,9 +194,7 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
   }
   if (const std::string problem = parameter_name_problem(params); !problem.empty()) throw refuse(problem);
   if (const std::string problem = vocabulary_problem(header); !problem.empty()) throw refuse(problem);
-  if (fs::exists(target) && !fs::is_directory(target)) throw refuse("it exists and is not a directory");
-  if (fs::is_directory(target) && !fs::exists(target / "config.txt") && !fs::is_empty(target))
-    throw refuse("it is a directory that holds no checkpoint (no config.txt); it will not be replaced");
+  if (const std::string problem = destination_problem(target); !problem.empty()) throw refuse(problem);
   if (optimizer) {
     try {  // first_moment(i) throws std::out_of_range past the optimizer's last parameter
       std::size_t i = 0;

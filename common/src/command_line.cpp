@@ -1,5 +1,6 @@
 #include "tfm/command_line.hpp"
 
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -104,6 +105,21 @@ std::size_t CommandLine::count(const std::string& name) const {
   return static_cast<std::size_t>(v);
 }
 
+std::size_t CommandLine::count(const std::string& name, std::size_t min, std::size_t max) const {
+  const long long v = integer(name);
+  if (v < 0 || static_cast<std::size_t>(v) < min || static_cast<std::size_t>(v) > max)
+    throw UsageError("option '" + name + "' needs a whole number from " + std::to_string(min) +
+                     " to " + std::to_string(max) + ", got " + std::to_string(v));
+  return static_cast<std::size_t>(v);
+}
+
+double CommandLine::positive_number(const std::string& name) const {
+  const double v = number(name);
+  if (!(v > 0.0 && std::isfinite(v)))
+    throw UsageError("option '" + name + "' needs a finite number > 0, got " + value(name));
+  return v;
+}
+
 double CommandLine::number(const std::string& name) const {
   const std::string& text = value(name);
   const std::optional<double> v = parse_number<double>(text);
@@ -139,7 +155,11 @@ std::string CommandLine::help() const {
 
 // [build config]
 Config config_from_command_line(const CommandLine& cli) {
-  Config config = preset(cli.value("--preset"));
+  return config_from_command_line(cli, preset(cli.value("--preset")));
+}
+
+Config config_from_command_line(const CommandLine& cli, const Config& base) {
+  Config config = cli.given("--preset") ? preset(cli.value("--preset")) : base;
   for (const std::string& assignment : cli.values("--set")) config.set(assignment);
   config.validate();
   return config;

@@ -1,5 +1,6 @@
 #include "tfm/config.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -55,6 +56,7 @@ const std::vector<Field>& fields() {
       size_field("warmup_steps", &Config::warmup_steps, "0: constant rate; else Noam warm-up steps"),
       float_field("label_smoothing", &Config::label_smoothing, "label smoothing in [0, 1)"),
       float_field("clip_norm", &Config::clip_norm, "gradient-norm clipping (0: none)"),
+      size_field("seed", &Config::seed, "seed of the weights, dropout masks and batches"),
   };
   return all;
 }
@@ -97,16 +99,18 @@ bool parse_bool(const std::string& key, const std::string& text) {
 void Config::validate() const {
   auto fail = [](const std::string& what) { throw std::invalid_argument("invalid config: " + what); };
   for (const Field& f : fields())
-    if (f.kind == Kind::kSize && this->*f.size_member == 0 && f.size_member != &Config::warmup_steps)
+    if (f.kind == Kind::kSize && this->*f.size_member == 0 && f.size_member != &Config::warmup_steps &&
+        f.size_member != &Config::seed)
       fail(std::string(f.key) + " must be at least 1");
   if (d_model % n_heads != 0)
     fail("d_model (" + std::to_string(d_model) + ") must be divisible by n_heads (" +
          std::to_string(n_heads) + ")");
   if (!(dropout >= 0.0f && dropout < 1.0f))
     fail("dropout must be in [0, 1), got " + std::to_string(dropout));
-  if (!(learning_rate > 0.0f)) fail("learning_rate must be > 0");
+  if (!(learning_rate > 0.0f && std::isfinite(learning_rate)))
+    fail("learning_rate must be a finite number > 0, got " + std::to_string(learning_rate));
   if (!(label_smoothing >= 0.0f && label_smoothing < 1.0f)) fail("label_smoothing must be in [0, 1)");
-  if (!(clip_norm >= 0.0f)) fail("clip_norm must be >= 0");
+  if (!(clip_norm >= 0.0f && std::isfinite(clip_norm))) fail("clip_norm must be a finite number >= 0");
   if (shared_embedding && src_vocab_size != tgt_vocab_size)
     fail("shared_embedding needs src_vocab_size == tgt_vocab_size (" +
          std::to_string(src_vocab_size) + " vs " + std::to_string(tgt_vocab_size) + ")");
@@ -196,6 +200,13 @@ Config preset(const std::string& name) {
     c.max_len = 1000; c.src_len = 40; c.tgt_len = 40; c.batch_size = 128; c.learning_rate = 1e-3f;
     return c;
   }
+  if (name == "toy") {
+    // Chapter 11's copy and translate tasks: few parameters and no dropout. Measured: with these,
+    // copy decodes all of 128 held-out sequences after 1000 steps (seeds 1-3).
+    c.d_model = 32; c.n_heads = 4; c.d_ff = 64; c.dropout = 0.0f; c.batch_size = 32;
+    c.learning_rate = 1e-2f; c.warmup_steps = 50; c.scaled_embedding_init = true;
+    return c;
+  }
   if (name == "vowels-small") {
     // Chapter 11's default: reference 002's task at a size that learns in minutes on two cores
     // (chosen by measurement; the chapter page gives the figures). Embeddings start small so the
@@ -214,7 +225,7 @@ Config preset(const std::string& name) {
 }
 
 std::vector<std::string> preset_names() {
-  return {"tiny", "csdn", "nlp-tutorial", "vowels", "vowels-small"};
+  return {"tiny", "toy", "csdn", "nlp-tutorial", "vowels", "vowels-small"};
 }
 
 namespace count {

@@ -53,15 +53,27 @@ void BatchSampler::start_epoch() {
 }
 // [shuffle]
 
+std::size_t BatchSampler::end_of_epoch() const {
+  return order_ == Order::kShuffled ? batches_per_epoch() * batch_size_ : num_examples_;
+}
+
 std::vector<std::size_t> BatchSampler::next() {
-  const std::size_t end_of_epoch =
-      order_ == Order::kShuffled ? batches_per_epoch() * batch_size_ : num_examples_;
-  if (epoch_ == 0 || cursor_ >= end_of_epoch) start_epoch();
-  const std::size_t stop = std::min(cursor_ + batch_size_, end_of_epoch);
+  if (epoch_ == 0 || cursor_ >= end_of_epoch()) start_epoch();
+  const std::size_t stop = std::min(cursor_ + batch_size_, end_of_epoch());
   std::vector<std::size_t> indices(permutation_.begin() + static_cast<std::ptrdiff_t>(cursor_),
                                    permutation_.begin() + static_cast<std::ptrdiff_t>(stop));
   cursor_ = stop;
   return indices;
+}
+
+void BatchSampler::skip(std::size_t batches) {
+  while (batches > 0) {
+    if (epoch_ == 0 || cursor_ >= end_of_epoch()) start_epoch();
+    const std::size_t left = (end_of_epoch() - cursor_ + batch_size_ - 1) / batch_size_;
+    const std::size_t n = std::min(batches, left);
+    cursor_ = std::min(cursor_ + n * batch_size_, end_of_epoch());
+    batches -= n;
+  }
 }
 
 }  // namespace tfm

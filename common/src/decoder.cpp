@@ -109,8 +109,12 @@ Tensor3 Decoder::backward(const Tensor3& d_hidden) {
 // [decoder backward]
 
 void Decoder::set_training(bool on) {
-  dropout_.set_training(on);
-  for (DecoderLayer& layer : layers) layer.set_training(on);
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void Decoder::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  visit(dropout_);
+  for (DecoderLayer& layer : layers) layer.for_each_dropout(visit);
 }
 
 void Decoder::collect_parameters(ParameterList& list) {

@@ -88,10 +88,14 @@ DecoderLayer::Grads DecoderLayer::backward(const Tensor3& dy) {
 // [decoder layer backward]
 
 void DecoderLayer::set_training(bool on) {
-  norm1.set_training(on);
-  norm2.set_training(on);
-  ffn.set_training(on);
-  norm3.set_training(on);
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void DecoderLayer::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  norm1.for_each_dropout(visit);
+  norm2.for_each_dropout(visit);
+  ffn.for_each_dropout(visit);
+  norm3.for_each_dropout(visit);
 }
 
 void DecoderLayer::collect_parameters(ParameterList& list) {

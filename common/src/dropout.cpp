@@ -54,6 +54,10 @@ Tensor3 Dropout::forward(const Tensor3& x) {
 }
 // [dropout forward]
 
+void Dropout::skip(std::size_t forwards) {
+  for (std::size_t i = 0; i < forwards; ++i) rng_.next_u64();  // forward draws one seed a call
+}
+
 // [dropout backward]
 Tensor3 Dropout::backward(const Tensor3& dy) {
   // dy: [B, L, d]  ->  dx: [B, L, d]; y = x * mask / (1-p), so dx = dy * mask / (1-p) with

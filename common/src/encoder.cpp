@@ -39,8 +39,12 @@ void Encoder::backward(const Tensor3& d_memory) {
 // [encoder backward]
 
 void Encoder::set_training(bool on) {
-  dropout_.set_training(on);
-  for (EncoderLayer& layer : layers) layer.set_training(on);
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void Encoder::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  visit(dropout_);
+  for (EncoderLayer& layer : layers) layer.for_each_dropout(visit);
 }
 
 void Encoder::collect_parameters(ParameterList& list) {

@@ -43,9 +43,13 @@ Tensor3 EncoderLayer::backward(const Tensor3& dy) {
 // [encoder layer backward]
 
 void EncoderLayer::set_training(bool on) {
-  norm1.set_training(on);
-  ffn.set_training(on);
-  norm2.set_training(on);
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void EncoderLayer::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  norm1.for_each_dropout(visit);
+  ffn.for_each_dropout(visit);
+  norm2.for_each_dropout(visit);
 }
 
 void EncoderLayer::collect_parameters(ParameterList& list) {

@@ -23,6 +23,13 @@ LearningRateSchedule LearningRateSchedule::constant(float learning_rate) {
 }
 
 // [noam schedule]
+LearningRateSchedule LearningRateSchedule::from_config(const Config& c) {
+  if (c.warmup_steps == 0) return constant(c.learning_rate);
+  // The peak is factor / sqrt(d_model * warmup): this factor puts it at learning_rate.
+  const float factor = c.learning_rate * std::sqrt(static_cast<float>(c.d_model * c.warmup_steps));
+  return noam(c.d_model, c.warmup_steps, factor);
+}
+
 float LearningRateSchedule::at(std::size_t step) const {
   // Step 0 would make step^-0.5 infinite: steps count from 1, like Adam's t.
   require(step >= 1, "LearningRateSchedule", "steps are counted from 1");

@@ -33,6 +33,10 @@ void keep_freed_memory_for_reuse() {
 
 }  // namespace
 
+void resume_training(Transformer& model, const Adam& optimizer) {
+  model.for_each_dropout([&](Dropout& d) { d.skip(optimizer.steps_taken()); });
+}
+
 double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
   model.set_training(false);
   CrossEntropy loss_fn(kPadId);
@@ -47,7 +51,8 @@ double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
 }
 
 // [training step]
-TrainingHistory train(Transformer& model, Adam& optimizer, const std::function<Batch()>& next_batch,
+TrainingHistory train(Transformer& model, Adam& optimizer,
+                      const std::function<Batch(std::size_t index)>& training_batch,
                       const std::vector<Batch>& held_out, const TrainingOptions& options,
                       std::ostream& out, bool interactive) {
   if (options.max_steps == 0 && options.max_seconds <= 0.0)
@@ -71,7 +76,7 @@ TrainingHistory train(Transformer& model, Adam& optimizer, const std::function<B
     const std::size_t step = optimizer.steps_taken() + 1;
     trace::Enable trace(narrate && done == 0);
 
-    const Batch batch = next_batch();
+    const Batch batch = training_batch(step - 1);  // batch 0 for step 1, also after a resume
     model.set_training(true);
     params.zero_grad();
     const Tensor3 logits = model.forward(batch.src, batch.tgt_in);

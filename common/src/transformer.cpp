@@ -108,8 +108,12 @@ void Transformer::backward(const Tensor3& d_logits) {
 // [transformer backward]
 
 void Transformer::set_training(bool on) {
-  encoder.set_training(on);
-  decoder.set_training(on);
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void Transformer::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  encoder.for_each_dropout(visit);
+  decoder.for_each_dropout(visit);
 }
 
 void Transformer::collect_parameters(ParameterList& list) {

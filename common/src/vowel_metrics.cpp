@@ -1,6 +1,7 @@
 #include "tfm/vowel_metrics.hpp"
 
 #include <stdexcept>
+#include <unordered_map>
 
 #include "tfm/vowel_restoration.hpp"
 
@@ -9,9 +10,15 @@ namespace {
 
 bool is_vowel(char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
 
-// The masked text's neighbours of position i; '^' and '$' stand for the ends.
-std::array<char, 2> context(const std::string& masked, std::size_t i) {
-  return {i > 0 ? masked[i - 1] : '^', i + 1 < masked.size() ? masked[i + 1] : '$'};
+// The `k` characters of the masked text on each side of position i, as "left|right"; '^' and '$'
+// stand for what lies before the start and after the end.
+std::string context(const std::string& masked, std::size_t i, std::size_t k) {
+  std::string key(2 * k + 1, '|');
+  for (std::size_t j = 1; j <= k; ++j) {
+    key[k - j] = i >= j ? masked[i - j] : '^';
+    key[k + j] = i + j < masked.size() ? masked[i + j] : '$';
+  }
+  return key;
 }
 
 template <class Counts>
@@ -72,15 +79,22 @@ VowelBaseline VowelBaseline::most_frequent(const std::string& train_text) {
   return b;
 }
 
-VowelBaseline VowelBaseline::with_neighbours(const std::string& train_text) {
+VowelBaseline VowelBaseline::with_context(const std::string& train_text, std::size_t letters) {
+  if (letters == 0 || letters > 8)
+    throw std::invalid_argument("VowelBaseline: letters on each side must be 1 to 8, got " +
+                                std::to_string(letters));
   VowelBaseline b = most_frequent(train_text);
-  b.name_ = "most frequent vowel given its two neighbours";
-  b.use_context_ = true;
+  b.name_ = "most frequent vowel given " + std::to_string(letters) +
+            (letters == 1 ? " letter" : " letters") + " on each side";
   const std::string masked = mask_vowels(train_text);
-  std::map<std::array<char, 2>, std::array<std::size_t, 5>> counts;
-  for (std::size_t i = 0; i < train_text.size(); ++i)
-    if (is_vowel(train_text[i])) ++counts[context(masked, i)][vowel_index(train_text[i])];
-  for (const auto& [key, c] : counts) b.by_context_[key] = argmax_vowel(c);
+  for (std::size_t k = 1; k <= letters; ++k) {
+    std::unordered_map<std::string, std::array<std::size_t, 5>> counts;
+    for (std::size_t i = 0; i < train_text.size(); ++i)
+      if (is_vowel(train_text[i])) ++counts[context(masked, i, k)][vowel_index(train_text[i])];
+    std::unordered_map<std::string, char> rule;
+    for (const auto& [key, c] : counts) rule.emplace(key, argmax_vowel(c));
+    b.by_context_.push_back(std::move(rule));
+  }
   return b;
 }
 
@@ -89,9 +103,13 @@ std::string VowelBaseline::restore(const std::string& masked) const {
   for (std::size_t i = 0; i < masked.size(); ++i) {
     if (masked[i] != kVowelMask) continue;
     out[i] = fallback_;
-    if (use_context_) {
-      const auto it = by_context_.find(context(masked, i));
-      if (it != by_context_.end()) out[i] = it->second;
+    // The widest context seen in training decides; narrower ones are the back-off.
+    for (std::size_t k = by_context_.size(); k >= 1; --k) {
+      const auto it = by_context_[k - 1].find(context(masked, i, k));
+      if (it != by_context_[k - 1].end()) {
+        out[i] = it->second;
+        break;
+      }
     }
   }
   return out;

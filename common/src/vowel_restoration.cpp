@@ -1,5 +1,6 @@
 #include "tfm/vowel_restoration.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -119,15 +120,31 @@ VowelRestoration::VowelRestoration(const std::string& raw_text, const VowelOptio
 }
 
 VowelRestoration VowelRestoration::from_file(const std::string& path, const VowelOptions& options) {
-  if (std::filesystem::is_directory(path))
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (fs::is_directory(status))
     throw std::runtime_error("cannot read corpus '" + path + "': it is a directory");
+  // A device or a pipe (/dev/zero, /dev/stdin) may never end: only a regular file has a size.
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    throw std::runtime_error("cannot read corpus '" + path + "': it is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open corpus '" + path + "': " + std::strerror(errno));
+  const std::uintmax_t bytes = fs::file_size(path, error);
+  if (!error && bytes > kMaxCorpusBytes)
+    throw std::runtime_error("corpus '" + path + "' has " + std::to_string(bytes) +
+                             " bytes; the most this program reads is " +
+                             std::to_string(kMaxCorpusBytes) + " (64 MiB)");
   std::ostringstream content;
   content << in.rdbuf();
   if (in.bad()) throw std::runtime_error("error while reading corpus '" + path + "'");
   const std::string raw = content.str();
   if (raw.empty()) throw std::runtime_error("corpus '" + path + "' is empty (0 bytes)");
+  // Text has no NUL byte in any of the encodings read here (ASCII, UTF-8); a program or an
+  // image almost always has one early on.
+  if (const std::size_t nul = raw.find('\0'); nul != std::string::npos)
+    throw std::runtime_error("corpus '" + path + "' is not a text file (a zero byte at offset " +
+                             std::to_string(nul) + ")");
   return VowelRestoration(raw, options, path);
 }
 
@@ -170,5 +187,27 @@ Batch VowelRestoration::batch(Split split, const std::vector<std::size_t>& indic
   return batch;
 }
 // [vowel batch]
+
+std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::size_t count) {
+  const std::size_t available = data.num_windows(Split::kHeldOut);
+  const std::size_t spacing =
+      std::max(data.options().window, available / std::max<std::size_t>(count, 1));
+  std::vector<std::size_t> indices;
+  for (std::size_t i = 0; i < available && indices.size() < count; i += spacing) indices.push_back(i);
+  return indices;
+}
+
+TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& text,
+                            std::size_t max_len) {
+  if (text.empty()) throw std::invalid_argument("the text is empty");
+  const std::vector<std::int32_t> ids = vocabulary.encode(text, OnUnknown::kThrow);  // names it
+  if (ids.size() > max_len)
+    throw std::invalid_argument("the text has " + std::to_string(ids.size()) +
+                                " characters but the model's positional table holds " +
+                                std::to_string(max_len));
+  TokenIds row = TokenIds::from_shape({1, ids.size()});
+  std::copy(ids.begin(), ids.end(), row.begin());
+  return row;
+}
 
 }  // namespace tfm

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "tfm/dropout.hpp"
 #include "tfm/layer_norm.hpp"
@@ -35,6 +36,8 @@ class AddNorm {
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on) { dropout_.set_training(on); }
+  /// Calls `visit` on its Dropout (see Transformer::for_each_dropout).
+  void for_each_dropout(const std::function<void(Dropout&)>& visit) { visit(dropout_); }
   /// Registers the norm's `weight` and `bias` (no extra name level: `norm1.weight`).
   void collect_parameters(ParameterList& list) { norm.collect_parameters(list); }
 

@@ -23,9 +23,9 @@
 /// wrongly-shaped parameter, or a malformed configuration, is a CheckpointError that names the
 /// file and the problem, and the model (or optimizer) is left untouched.
 ///
-/// Not saved: the state of the model's random generator (dropout). Training resumed from a
-/// checkpoint repeats uninterrupted training exactly when dropout is 0; with dropout it draws
-/// other masks.
+/// Resuming repeats uninterrupted training bit for bit, dropout included, with nothing saved but
+/// the above: the configuration holds the seed, the optimizer's step count says which batch
+/// comes next and how far every dropout generator has gone (see tfm::resume_training).
 #pragma once
 
 #include <stdexcept>
@@ -60,6 +60,18 @@ struct CheckpointHeader {
 /// that cannot be a file name (empty, starting with '.', containing '/') or is registered twice.
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer = nullptr);
+
+/// save_checkpoint(dir, ...); if that fails, the same checkpoint is written to `rescue_dir`
+/// instead, so that what was trained (an hour, maybe) is not lost to a full disk or a directory
+/// that vanished, and CheckpointError is thrown with both messages and the place it was saved.
+void save_checkpoint_or_rescue(const std::string& dir, const std::string& rescue_dir,
+                               const CheckpointHeader& header, const ParameterList& params,
+                               const Adam* optimizer = nullptr);
+
+/// Throws CheckpointError naming the problem if save_checkpoint could not write to `dir`: a file
+/// or a non-empty directory that holds no checkpoint, or a parent that is missing, not a
+/// directory, or not writable. Lets a program refuse a bad `--save` before training, not after.
+void check_checkpoint_destination(const std::string& dir);
 
 /// Reads the configuration and vocabularies of the checkpoint in `dir`. An unknown, repeated or
 /// malformed configuration line is a CheckpointError naming the file and the line, and so is a

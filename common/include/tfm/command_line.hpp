@@ -52,8 +52,14 @@ class CommandLine {
   /// The value of an option read as a count (a whole number >= 0); throws UsageError naming the
   /// option otherwise.
   std::size_t count(const std::string& name) const;
+  /// The value of an option read as a whole number from `min` to `max`; throws UsageError naming
+  /// the option and the range otherwise.
+  std::size_t count(const std::string& name, std::size_t min, std::size_t max) const;
   /// The value of an option read as a number; throws UsageError naming the option.
   double number(const std::string& name) const;
+  /// The value of an option read as a finite number > 0 (not inf, not nan); throws UsageError
+  /// naming the option otherwise.
+  double positive_number(const std::string& name) const;
   /// All values of a repeated option, in order.
   const std::vector<std::string>& values(const std::string& name) const;
   /// Was a flag given?
@@ -81,6 +87,9 @@ class CommandLine {
 /// then every `--set KEY=VALUE` in the order given (a later one wins), validated. Throws
 /// std::invalid_argument naming the preset, key or field at fault.
 Config config_from_command_line(const CommandLine& cli);
+/// The same, starting from `base` unless `--preset` was given (a program whose default model is
+/// not a preset as it stands, e.g. one sized to its data).
+Config config_from_command_line(const CommandLine& cli, const Config& base);
 
 /// Runs a chapter's body, turning any exception into a one-line `error: ...` message on stderr
 /// and a non-zero exit code (2 for usage errors, 1 otherwise).

@@ -34,6 +34,9 @@ struct Config {
   std::size_t warmup_steps = 0;     ///< 0: constant rate; else the paper's schedule peaking here.
   float label_smoothing = 0.0f;     ///< Share of each target's probability spread over the vocabulary.
   float clip_norm = 1.0f;           ///< Gradient-norm clipping threshold (0: none).
+  /// Seed of the weights, the dropout masks and the training batches. Kept in a checkpoint, so
+  /// that a resumed run draws what the uninterrupted run would have drawn.
+  std::size_t seed = 1;
 
   /// Width of one head's queries and keys, d_k = d_model / n_heads.
   std::size_t d_k() const { return d_model / n_heads; }
@@ -55,7 +58,7 @@ struct Config {
   static std::string describe_keys();
 };
 
-/// A named preset: `tiny`, `csdn`, `nlp-tutorial` or `vowels`. Throws std::invalid_argument
+/// A named preset: `tiny`, `toy`, `csdn`, `nlp-tutorial`, `vowels` or `vowels-small`. Throws std::invalid_argument
 /// listing the known names for any other.
 Config preset(const std::string& name);
 /// The names of all presets.

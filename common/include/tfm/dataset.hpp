@@ -63,6 +63,9 @@ class BatchSampler {
   /// The example indices of the next batch; after the last batch of an epoch the next call
   /// starts a new epoch (reshuffled).
   std::vector<std::size_t> next();
+  /// Moves on as if next() had been called `batches` times, at the cost of one shuffle per
+  /// epoch passed over (a resumed run skips the batches it has already trained on).
+  void skip(std::size_t batches);
 
   /// Batches in one epoch.
   std::size_t batches_per_epoch() const;
@@ -71,6 +74,7 @@ class BatchSampler {
 
  private:
   void start_epoch();
+  std::size_t end_of_epoch() const;  // positions of permutation_ an epoch deals out
 
   std::size_t num_examples_, batch_size_;
   Order order_;

@@ -3,6 +3,7 @@
 /// decoder layers that read the encoder's output.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "tfm/config.hpp"
@@ -52,6 +53,9 @@ class Decoder {
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);
+  /// Calls `visit` on every Dropout inside, always in the same order (the one walk that
+  /// set_training and resume_training use).
+  void for_each_dropout(const std::function<void(Dropout&)>& visit);
   /// Is dropout on?
   bool training() const { return dropout_.training(); }
   /// `layers.<i>.*` (the embedding is registered by its owner).

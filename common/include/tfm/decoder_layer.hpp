@@ -3,6 +3,8 @@
 /// encoder's output, and a feed-forward network, each wrapped in Add & Norm.
 #pragma once
 
+#include <functional>
+
 #include "tfm/add_norm.hpp"
 #include "tfm/config.hpp"
 #include "tfm/feed_forward.hpp"
@@ -48,6 +50,9 @@ class DecoderLayer {
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);
+  /// Calls `visit` on every Dropout inside, always in the same order (the one walk that
+  /// set_training and resume_training use).
+  void for_each_dropout(const std::function<void(Dropout&)>& visit);
   /// `self_attn.*`, `norm1.*`, `cross_attn.*`, `norm2.*`, `ffn.*`, `norm3.*`.
   void collect_parameters(ParameterList& list);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "tfm/random.hpp"
 #include "tfm/tensor.hpp"
@@ -29,6 +30,11 @@ class Dropout {
   Tensor3 forward(const Tensor3& x);
   /// dy `[B, L, d]` -> dx `[B, L, d]` = dy * (the same mask as forward) / (1-p).
   Tensor3 backward(const Tensor3& dy);
+
+  /// Moves the generator on past the masks of `forwards` training forwards (one draw each), as
+  /// a run resumed from a checkpoint must: its masks are then those the saved run would have
+  /// drawn next.
+  void skip(std::size_t forwards);
 
   /// The mask of the last training forward (1 = kept, 0 = dropped); empty if that forward was
   /// the identity.

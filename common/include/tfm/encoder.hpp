@@ -2,6 +2,7 @@
 /// \brief Chapter 09: the encoder stack — embed the source, add positions, then N encoder layers.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "tfm/config.hpp"
@@ -25,6 +26,9 @@ class Encoder {
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);
+  /// Calls `visit` on every Dropout inside, always in the same order (the one walk that
+  /// set_training and resume_training use).
+  void for_each_dropout(const std::function<void(Dropout&)>& visit);
   /// `layers.<i>.*` (the embedding is registered by its owner).
   void collect_parameters(ParameterList& list);
 

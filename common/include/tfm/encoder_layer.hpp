@@ -3,6 +3,8 @@
 /// wrapped in Add & Norm.
 #pragma once
 
+#include <functional>
+
 #include "tfm/add_norm.hpp"
 #include "tfm/config.hpp"
 #include "tfm/feed_forward.hpp"
@@ -25,6 +27,9 @@ class EncoderLayer {
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);
+  /// Calls `visit` on every Dropout inside, always in the same order (the one walk that
+  /// set_training and resume_training use).
+  void for_each_dropout(const std::function<void(Dropout&)>& visit);
   /// `self_attn.*`, `norm1.*`, `ffn.*`, `norm2.*`.
   void collect_parameters(ParameterList& list);
 

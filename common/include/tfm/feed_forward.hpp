@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "tfm/dropout.hpp"
 #include "tfm/linear.hpp"
@@ -35,6 +36,8 @@ class FeedForward {
 
   /// Training (random dropout masks) or evaluation (dropout is the identity).
   void set_training(bool on) { dropout_.set_training(on); }
+  /// Calls `visit` on its Dropout (see Transformer::for_each_dropout).
+  void for_each_dropout(const std::function<void(Dropout&)>& visit) { visit(dropout_); }
   /// Is dropout active?
   bool training() const { return dropout_.training(); }
 

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <string>
 
+#include "tfm/config.hpp"
+
 namespace tfm {
 
 /// A learning rate as a function of the step number (counted from 1, as the optimizer counts).
@@ -23,6 +25,9 @@ class LearningRateSchedule {
                                    float factor = 1.0f);
   /// The same rate at every step (reference 002 trains with Adam at 1e-3).
   static LearningRateSchedule constant(float learning_rate);
+  /// The schedule a configuration asks for: with warmup_steps > 0 the warm-up schedule scaled
+  /// so that its peak is learning_rate; otherwise learning_rate at every step.
+  static LearningRateSchedule from_config(const Config& config);
 
   /// The rate for step `step` >= 1.
   float at(std::size_t step) const;

@@ -54,17 +54,24 @@ struct TrainingHistory {
   double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0.0; }
 };
 
+/// Prepares a model and an optimizer loaded from a checkpoint to go on exactly as the saved run
+/// would have: every Dropout skips the masks of the optimizer's steps_taken() steps (one
+/// training forward each). The model must have been built with the saved run's seed. The
+/// batches need nothing: train() asks for batch steps_taken() next.
+void resume_training(Transformer& model, const Adam& optimizer);
+
 /// Mean cross-entropy (no label smoothing, pad ignored) of `model` in evaluation mode over
 /// `batches`, weighted by their counted tokens. Leaves the model in evaluation mode.
 double evaluate_loss(Transformer& model, const std::vector<Batch>& batches);
 
-/// Trains `model` with `optimizer` (built on the model's parameters) on batches from
-/// `next_batch` until the budget of `options` is spent, printing progress to `out`
-/// (a self-rewriting bar when `interactive`, plain lines otherwise). `held_out` gives the
-/// batches of the held-out loss (may be empty). Steps continue from the optimizer's count, so a
-/// resumed run extends its curve. Throws TrainingError on a non-finite loss or gradient.
+/// Trains `model` with `optimizer` (built on the model's parameters) until the budget of
+/// `options` is spent, printing progress to `out` (a self-rewriting bar when `interactive`,
+/// plain lines otherwise). Step S trains on `training_batch(S - 1)`. Steps continue from the
+/// optimizer's count, so a resumed run extends its curve and goes on with the batch an
+/// uninterrupted run would have used. `held_out` gives the batches of the held-out loss (may be
+/// empty). Throws TrainingError on a non-finite loss or gradient.
 TrainingHistory train(Transformer& model, Adam& optimizer,
-                      const std::function<Batch()>& next_batch,
+                      const std::function<Batch(std::size_t index)>& training_batch,
                       const std::vector<Batch>& held_out, const TrainingOptions& options,
                       std::ostream& out, bool interactive);
 

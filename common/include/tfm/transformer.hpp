@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "tfm/config.hpp"
@@ -67,6 +68,9 @@ class Transformer {
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);
+  /// Calls `visit` on every Dropout inside, always in the same order (the one walk that
+  /// set_training and resume_training use).
+  void for_each_dropout(const std::function<void(Dropout&)>& visit);
   /// Is dropout on (in the decoder)?
   bool training() const { return decoder.training(); }
   /// Registers every parameter under its state_dict name.

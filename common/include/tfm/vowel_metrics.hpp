@@ -1,11 +1,12 @@
 /// \file vowel_metrics.hpp
-/// \brief Chapter 11: how well vowels are restored, and the two baselines a model must beat.
+/// \brief Chapter 11: how well vowels are restored, and the counting rules a model must beat.
 #pragma once
 
 #include <array>
 #include <cstddef>
-#include <map>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace tfm {
 
@@ -26,15 +27,18 @@ struct RestorationScore {
   double vowel_accuracy() const;
 };
 
-/// A rule that fills every `*` without a model, fitted on the training text.
+/// A rule that fills every `*` without a model, fitted on the training text: the n-gram
+/// baselines of chapter 11.
 class VowelBaseline {
  public:
   /// Always the vowel most frequent in `train_text`.
   static VowelBaseline most_frequent(const std::string& train_text);
-  /// The vowel most frequent in `train_text` between the same left and right neighbours as seen
-  /// in the masked text (a neighbour may itself be `*`); the most frequent vowel where that
-  /// context never occurred.
-  static VowelBaseline with_neighbours(const std::string& train_text);
+  /// The vowel most frequent in `train_text` between the same `letters` characters on the left
+  /// and on the right, as the masked text shows them (a neighbour may itself be `*`; the ends of
+  /// the text count as characters of their own). Where that context never occurred in training
+  /// it backs off to `letters - 1` on each side, and so on down to the most frequent vowel.
+  /// Throws std::invalid_argument for `letters` = 0 (that is most_frequent) or above 8.
+  static VowelBaseline with_context(const std::string& train_text, std::size_t letters);
 
   /// `masked` with every `*` replaced by the rule's vowel.
   std::string restore(const std::string& masked) const;
@@ -44,8 +48,8 @@ class VowelBaseline {
  private:
   std::string name_;
   char fallback_ = 'e';
-  bool use_context_ = false;
-  std::map<std::array<char, 2>, char> by_context_;  // (left, right) -> vowel
+  // by_context_[k - 1]: "k characters left|k characters right" -> the vowel, for k = 1, 2, ...
+  std::vector<std::unordered_map<std::string, char>> by_context_;
 };
 
 }  // namespace tfm

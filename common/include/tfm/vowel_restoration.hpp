@@ -30,6 +30,10 @@ namespace tfm {
 inline constexpr const char* kDefaultCorpusPath =
     "/usr/share/gocode/src/github.com/jdkato/prose/testdata/sherlock.txt";
 
+/// The largest corpus read: 64 MiB, over 100 books. The text is kept about ten times over (raw,
+/// normalised, two id arrays of 4 bytes per character), so this bounds the memory to ~1 GiB.
+inline constexpr std::size_t kMaxCorpusBytes = std::size_t{64} << 20;
+
 /// The symbol that hides a vowel in the encoder's input.
 inline constexpr char kVowelMask = '*';
 
@@ -68,7 +72,9 @@ class VowelRestoration {
   VowelRestoration(const std::string& raw_text, const VowelOptions& options = {},
                    const std::string& source = "text");
   /// Reads any UTF-8 (or plain ASCII) file. Throws std::runtime_error naming the file for a
-  /// missing, unreadable or empty file, and std::invalid_argument as above.
+  /// missing, unreadable or empty file, one that is not a regular file (a device, a pipe), one
+  /// larger than kMaxCorpusBytes, or one with a zero byte (not text); std::invalid_argument as
+  /// above.
   static VowelRestoration from_file(const std::string& path, const VowelOptions& options = {});
 
   /// vowel_vocabulary(), shared by the encoder and the decoder.
@@ -105,5 +111,16 @@ class VowelRestoration {
   std::vector<std::int32_t> plain_ids_;   // text_ as ids
   std::vector<std::int32_t> masked_ids_;  // mask_vowels(text_) as ids
 };
+
+/// The source ids of one line of text to restore (`th* t*m*`), as a `[1, length]` batch.
+/// Throws std::invalid_argument naming the problem: an empty text, a character the vocabulary
+/// does not have (which one, at which index), or more characters than `max_len`, the rows of the
+/// model's positional table.
+TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& text,
+                            std::size_t max_len);
+
+/// Up to `count` held-out windows that do not overlap, spread evenly over the held-out text:
+/// their indices, in order. What chapter 11 tests on and computes its held-out loss on.
+std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::size_t count);
 
 }  // namespace tfm
