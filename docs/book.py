@@ -226,14 +226,14 @@ def prepare_figures(cfg):
 
 def library_classes(cfg):
     include = os.path.join(cfg["source_dir"], "common", "include")
-    names = set()
+    kinds = {}  # name -> "class" or "struct"
     for root, _, files in os.walk(include):
         for f in files:
             if f.endswith(".hpp"):
-                for m in re.finditer(r"(?m)^(?:class|struct)\s+(\w+)\b[^;\n]*$",
+                for m in re.finditer(r"(?m)^(class|struct)\s+(\w+)\b[^;\n]*$",
                                      read(os.path.join(root, f))):
-                    names.add(m.group(1))
-    return names
+                    kinds[m.group(2)] = m.group(1)
+    return kinds
 
 
 def prepare_class_links(cfg):
@@ -247,7 +247,7 @@ def prepare_class_links(cfg):
            "   class. Do not edit. */", ""]
     for name in sorted(seen):
         refs = ", ".join('\\ref ch%s "chapter %s"' % (n, n) for n in seen[name])
-        out += ["/**", "\\class tfm::%s" % name, "", "\\par In the book",
+        out += ["/**", "\\%s tfm::%s" % (classes[name], name), "", "\\par In the book",
                 "Discussed in %s." % refs, "*/", ""]
     write_if_changed(os.path.join(cfg["generated_dir"], "chapter_links.dox"), "\n".join(out))
 
@@ -572,8 +572,10 @@ class Blocks(HTMLParser):
             return "fragment"
         if tag == "pre" and "tfm-output" in cls:
             return "output"
-        if tag in ("a", "code", "pre", "script", "style", "tt"):
+        if tag in ("a", "code", "pre", "script", "style", "tt", "title", "head"):
             return "nolink"
+        if tag == "div" and ("title" in cls or "headertitle" in cls):
+            return "nolink"  # the page's own title
         if tag == "div" and ("image" in cls or "dotgraph" in cls):
             self.images += 1
         return ""
