@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -197,33 +198,6 @@ void write_attention_maps(tfm::Transformer& model, const tfm::Task& task, const 
 }
 // [heat maps]
 
-// [results table]
-void print_results(const tfm::VowelEvaluation& r) {
-  std::printf("\nHeld-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
-              r.windows, r.window_length, r.model.score.vowels);
-  std::printf("  %-60s %10s %8s\n", "", "characters", "vowels");
-  auto line = [](const tfm::ScoredRule& rule) {
-    std::printf("  %-60s %10.4f %8.4f\n", rule.name.c_str(), rule.score.character_accuracy(),
-                rule.score.vowel_accuracy());
-  };
-  line(r.model);
-  line(r.model_free);
-  for (const tfm::ScoredRule& baseline : r.baselines) line(baseline);
-  std::printf("\nReference 002's test sentences (it printed the middle column):\n");
-  for (const tfm::ReferenceSentence& s : r.sentences)
-    std::printf("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(), s.reference_output.c_str(),
-                s.ours.c_str(), s.correct() ? "(correct)" : "");
-}
-// [results table]
-
-void print_results(const tfm::SequenceEvaluation& r) {
-  for (const auto& e : r.examples)
-    std::cout << "  " << e.source << "  ->  " << e.output
-              << (e.output == e.expected ? "   (correct)" : "   (expected: " + e.expected + ")") << "\n";
-  std::printf("held-out sequences decoded exactly: %zu of %zu (%.1f%%)\n", r.exact, r.total,
-              100.0 * r.exact / r.total);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -257,6 +231,7 @@ int main(int argc, char** argv) {
     // The budget: --steps and/or --minutes; else the task's steps, except after --load or
     // --average, where only an explicit budget trains (so that --load DIR --restore TEXT restores).
     tfm::TrainingOptions training;
+    std::string trained;  // the training's summary line, if it trained
     const bool use_default = !o.steps && !o.minutes && o.load.empty() && o.average.empty();
     training.max_steps = use_default ? task.default_steps : o.steps.value_or(0);
     training.max_seconds = 60.0 * o.minutes.value_or(0.0);
@@ -284,9 +259,8 @@ int main(int argc, char** argv) {
       };
       const tfm::TrainingHistory history = tfm::train(model, optimizer, batch, task.held_out, training,
                                                       std::cout, tfm::ProgressBar::stdout_is_terminal());
-      std::printf("trained %zu steps in %.1f s: %.0f tokens/s; loss %.4f -> %.4f; held-out loss %.4f\n",
-                  history.steps.size(), history.seconds, history.tokens_per_second(),
-                  history.train_loss.front(), history.train_loss.back(), history.held_out_loss.back());
+      trained = tfm::summary(history);
+      std::cout << trained;
       write_loss_curve(history, task.name);
     }
     // [train]
@@ -305,10 +279,13 @@ int main(int argc, char** argv) {
     }
     std::cout << "\nTesting (" << (o.beam == 1 ? std::string("greedy decoding") : "beam search, K = " + std::to_string(o.beam))
               << ", key/value cache):\n";
-    if (task.vowels)
-      print_results(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam));
-    else
-      print_results(tfm::evaluate_sequences(model, task, o.beam));
+    const std::string results = task.vowels ? results_text(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam))
+                                            : results_text(tfm::evaluate_sequences(model, task, o.beam));
+    std::cout << "\n" << results;
+    // The same, with the training's summary, in a file the chapter's page includes.
+    const std::string results_file = "results_" + task.name + ".txt";
+    std::ofstream(results_file) << trained << "\n" << results;
+    std::cout << "wrote " << results_file << "\n";
     // [test]
 
     const std::size_t layer = o.layer.value_or(std::min(config.n_encoder_layers, config.n_decoder_layers) - 1);

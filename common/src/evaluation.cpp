@@ -1,6 +1,8 @@
 #include "tfm/evaluation.hpp"
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 
 #include "tfm/vowel_restoration.hpp"
 
@@ -19,6 +21,18 @@ const ReferenceExample kReferenceExamples[] = {
     {"h* m*d* * w*nd*rf*l d*sc*v*ry", "he made i wonderful discovery", "he made a wonderful discovery"},
     {"*t w*s * d*rk *nd st*rmy n*ght", "it was a a dark andark and sto", "it was a dark and stormy night"},
 };
+
+// printf into a std::string.
+std::string format(const char* pattern, ...) {
+  va_list args, copy;
+  va_start(args, pattern);
+  va_copy(copy, args);
+  std::string text(static_cast<std::size_t>(std::vsnprintf(nullptr, 0, pattern, copy)), '\0');
+  va_end(copy);
+  std::vsnprintf(text.data(), text.size() + 1, pattern, args);
+  va_end(args);
+  return text;
+}
 
 }  // namespace
 
@@ -75,6 +89,46 @@ VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_
   return result;
 }
 // [evaluate vowels]
+
+// [results table]
+std::string results_text(const VowelEvaluation& r) {
+  std::string text = format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
+                            r.windows, r.window_length, r.model.score.vowels);
+  text += format("  %-60s %10s %8s\n", "", "characters", "vowels");
+  const auto line = [&text](const ScoredRule& rule) {
+    text += format("  %-60s %10.4f %8.4f\n", rule.name.c_str(), rule.score.character_accuracy(),
+                   rule.score.vowel_accuracy());
+  };
+  line(r.model);
+  line(r.model_free);
+  for (const ScoredRule& baseline : r.baselines) line(baseline);
+
+  // Where the model stands, said in words from the same numbers.
+  std::string beaten, ahead;
+  for (const ScoredRule& baseline : r.baselines) {
+    const std::string name = baseline.name.substr(baseline.name.find(": ") + 2);
+    std::string& list = r.model.score.vowel_accuracy() > baseline.score.vowel_accuracy() ? beaten : ahead;
+    list += (list.empty() ? "" : "; ") + name;
+  }
+  text += "\nThe model (letters kept) restores more vowels than: " + (beaten.empty() ? "none" : beaten) +
+          ".\nFewer than (or as many as): " + (ahead.empty() ? "none" : ahead) + ".\n";
+
+  text += "\nReference 002's test sentences (it printed the middle column):\n";
+  for (const ReferenceSentence& s : r.sentences)
+    text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(), s.reference_output.c_str(),
+                   s.ours.c_str(), s.correct() ? "(correct)" : "");
+  return text;
+}
+// [results table]
+
+std::string results_text(const SequenceEvaluation& r) {
+  std::string text;
+  for (const SequenceEvaluation::Example& e : r.examples)
+    text += "  " + e.source + "  ->  " + e.output +
+            (e.output == e.expected ? "   (correct)" : "   (expected: " + e.expected + ")") + "\n";
+  return text + format("held-out sequences decoded exactly: %zu of %zu (%.1f%%)\n", r.exact, r.total,
+                       r.total ? 100.0 * static_cast<double>(r.exact) / static_cast<double>(r.total) : 0.0);
+}
 
 std::string restore_vowels(Transformer& model, const Task& task, const std::string& text,
                            std::size_t beam, bool keep_letters) {

@@ -33,6 +33,20 @@ void keep_freed_memory_for_reuse() {
 
 }  // namespace
 
+std::string summary(const TrainingHistory& h) {
+  std::ostringstream line;
+  line.setf(std::ios::fixed);
+  line.precision(1);
+  line << "trained " << h.steps.size() << " steps in " << h.seconds << " s: ";
+  line.precision(0);
+  line << h.tokens_per_second() << " tokens/s";
+  line.precision(4);
+  if (!h.train_loss.empty()) line << "; loss " << h.train_loss.front() << " -> " << h.train_loss.back();
+  if (!h.held_out_loss.empty()) line << "; held-out loss " << h.held_out_loss.back();
+  line << "\n";
+  return line.str();
+}
+
 void resume_training(Transformer& model, const Adam& optimizer) {
   model.for_each_dropout([&](Dropout& d) { d.skip(optimizer.steps_taken()); });
 }

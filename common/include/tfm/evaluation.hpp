@@ -20,7 +20,9 @@ struct SequenceEvaluation {
   std::size_t total = 0;  ///< sequences decoded
   /// The first few: source, what the model wrote, what it should have written.
   struct Example {
-    std::string source, output, expected;  ///< the three texts
+    std::string source;    ///< the source sequence
+    std::string output;    ///< what the model wrote
+    std::string expected;  ///< what it should have written
   };
   std::vector<Example> examples;  ///< up to three, from the first held-out batch
 };
@@ -60,6 +62,14 @@ struct VowelEvaluation {
 /// greedy decoding (`beam` = 1) or beam search, and scores the baselines on the same windows.
 VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_t windows,
                                 std::size_t beam);
+
+/// The results as the chapter prints them: the scores table (characters and vowels restored, the
+/// model's two decodings and every baseline), where the model stands against each baseline, and
+/// reference 002's three sentences.
+std::string results_text(const VowelEvaluation& results);
+/// The results of copy or translate as the chapter prints them: a few examples, then the count
+/// of sequences decoded exactly.
+std::string results_text(const SequenceEvaluation& results);
 
 /// The vowels of one line of text restored: `text` hides its vowels as `*` (e.g. `th* t*m*`).
 /// Throws std::invalid_argument (from tfm::restore_source_ids) for text the model cannot read.

@@ -60,6 +60,10 @@ struct TrainingHistory {
 /// batches need nothing: train() asks for batch steps_taken() next.
 void resume_training(Transformer& model, const Adam& optimizer);
 
+/// One line that sums up a run: steps, seconds, tokens per second, first and last training loss,
+/// the last held-out loss.
+std::string summary(const TrainingHistory& history);
+
 /// Mean cross-entropy (no label smoothing, pad ignored) of `model` in evaluation mode over
 /// `batches`, weighted by their counted tokens. Leaves the model in evaluation mode.
 double evaluate_loss(Transformer& model, const std::vector<Batch>& batches);
