@@ -9,16 +9,13 @@
 #include <ostream>
 #include <sstream>
 
+#include "tfm/chapter_helpers.hpp"
 #include "tfm/gradient_clipping.hpp"
 #include "tfm/progress_bar.hpp"
 #include "tfm/trace.hpp"
 
 namespace tfm {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Every step allocates and frees the same activations, megabytes each. By default glibc gives
 // every freed block above 128 KB back to the kernel (and trims the heap's top above 128 KB), so
