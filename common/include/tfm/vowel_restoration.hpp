@@ -106,4 +106,15 @@ class VowelRestoration {
   std::vector<std::int32_t> masked_ids_;  // mask_vowels(text_) as ids
 };
 
+/// Forced tokens for decoding vowel restoration (DecodeOptions::forced): src `[B, S]` (text with
+/// its vowels hidden as `*`, ids of `source_vocabulary`) -> `[B, S]`: kFreeToken (decoding.hpp)
+/// where src is `*` or a reserved id (nothing to copy), else the id of the same character in
+/// `target_vocabulary`. Every letter and space the input shows is thus kept; the model only fills
+/// in the `*`.
+TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
+                       const Vocabulary& target_vocabulary);
+/// The ids of a, e, i, o, u in `vocabulary`: DecodeOptions::free_choices for "at a `*` only a
+/// vowel may be chosen".
+std::vector<std::int32_t> vowel_ids(const Vocabulary& vocabulary);
+
 }  // namespace tfm
