@@ -49,7 +49,8 @@ void print_with_repeated_layers_folded(const std::vector<tfm::trace::Record>& re
         return s.kind == Record::Kind::kStep;
       });
       Record folded = r;
-      folded.text += "   (the same " + std::to_string(steps) + " steps and shapes as " + stack + " 0)";
+      folded.text +=
+          "   (the same " + std::to_string(steps) + " steps and shapes as " + stack + " 0)";
       tfm::trace::print({folded}, std::cout);
       i = end - 1;
       continue;

@@ -71,7 +71,8 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, c
 
   // [sdpa forward softmax]
   // A = softmax over the keys, row by row (in place: S is not needed again).
-  Tensor4 weights = traced(softmax_rows(std::move(scores)), "softmax", "A = softmax(S)", kScoreAxes);
+  Tensor4 weights =
+      traced(softmax_rows(std::move(scores)), "softmax", "A = softmax(S)", kScoreAxes);
   // [sdpa forward softmax]
 
   // [sdpa forward context]

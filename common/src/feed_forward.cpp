@@ -31,7 +31,8 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
   h = traced(dropout_.forward(h),
              dropout_.training() ? "dropout (training)" : "dropout (evaluation: identity)", "h",
              kHidden);
-  return traced(linear2.forward(std::move(h)), "linear2 (narrow)", "y", kModel);  // h kept, not copied
+  // linear2 keeps h for its backward: moved in, not copied.
+  return traced(linear2.forward(std::move(h)), "linear2 (narrow)", "y", kModel);
 }
 // [ffn forward]
 

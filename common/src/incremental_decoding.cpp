@@ -118,7 +118,8 @@ Tensor3 step(MultiHeadAttention& mha, const Tensor3& query_input, const Tensor3*
     require_shape(name, "mask", *mask, {B, Lq, cache.length()}, "(batch, len_q, cached_len)");
 
   const Tensor4 q_heads = traced(split_heads(mha.w_q.forward(query_input), H),
-                                 "project and split the new query", "Q", "batch, heads, len_q, d_k");
+                                 "project and split the new query", "Q",
+                                 "batch, heads, len_q, d_k");
   Tensor4 context;
   {
     trace::Scope scope("ScaledDotProductAttention over the cache, all heads at once");

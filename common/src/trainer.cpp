@@ -11,6 +11,7 @@
 
 #include "tfm/chapter_helpers.hpp"
 #include "tfm/gradient_clipping.hpp"
+#include "tfm/no_grad.hpp"
 #include "tfm/progress_bar.hpp"
 #include "tfm/trace.hpp"
 
@@ -33,6 +34,7 @@ void keep_freed_memory_for_reuse() {
 double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
   model.set_training(false);
   CrossEntropy loss_fn(kPadId);
+  NoGrad no_grad;  // the held-out loss needs no backward: the forwards keep nothing
   double total = 0.0;
   std::size_t tokens = 0;
   for (const Batch& batch : batches) {
