@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <xtensor/xview.hpp>
+
 #include "tfm/heatmap.hpp"
 
 namespace tfm {
@@ -30,20 +32,15 @@ void print_weight_grid(const Tensor4& weights, std::size_t b, std::size_t h,
 }
 
 Tensor2 attention_head(const Tensor4& weights, std::size_t b, std::size_t h) {
-  const std::size_t Lq = weights.shape(2), Lk = weights.shape(3);
-  Tensor2 grid = Tensor2::from_shape({Lq, Lk});
-  for (std::size_t i = 0; i < Lq; ++i)
-    for (std::size_t j = 0; j < Lk; ++j) grid(i, j) = weights(b, h, i, j);
-  return grid;
+  return xt::view(weights, b, h);  // weights[b, h, :, :]
 }
 
 Tensor2 heads_side_by_side(const Tensor4& weights, std::size_t b) {
   const std::size_t H = weights.shape(1), Lq = weights.shape(2), Lk = weights.shape(3);
   Tensor2 grid = Tensor2::from_shape({Lq, H * (Lk + 1) - 1});
   grid.fill(std::numeric_limits<float>::quiet_NaN());
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t i = 0; i < Lq; ++i)
-      for (std::size_t j = 0; j < Lk; ++j) grid(i, h * (Lk + 1) + j) = weights(b, h, i, j);
+  for (std::size_t h = 0; h < H; ++h)  // head h fills columns h (Lk + 1) .. h (Lk + 1) + Lk - 1
+    xt::view(grid, xt::all(), xt::range(h * (Lk + 1), h * (Lk + 1) + Lk)) = xt::view(weights, b, h);
   return grid;
 }
 
