@@ -28,6 +28,7 @@
 #include "tfm/command_line.hpp"
 #include "tfm/config.hpp"
 #include "tfm/decoding.hpp"
+#include "tfm/no_grad.hpp"
 #include "tfm/random.hpp"
 #include "tfm/trainer.hpp"
 #include "tfm/transformer.hpp"
@@ -306,6 +307,7 @@ JsonObject forward_row(int runs, std::uint64_t seed) {
   const tfm::TokenIds src = random_ids(config.batch_size, config.src_len, 0, V, rng);
   const tfm::TokenIds trg = random_ids(config.batch_size, config.tgt_len, 0, V, rng);
   tfm::Tensor3 logits;
+  tfm::NoGrad no_grad;  // inference, as reference.py's torch.no_grad(): nothing kept for backward
   const Timings t = time_runs(1, runs, [&] { logits = model.forward(src, trg); });
   JsonObject out;
   out.text("row", "forward")

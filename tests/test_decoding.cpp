@@ -10,6 +10,7 @@
 
 #include "decoding_helpers.hpp"
 #include "tfm/decoding.hpp"
+#include "tfm/incremental_decoding.hpp"
 #include "tfm/trace.hpp"
 #include "tfm/vowel_restoration.hpp"
 
@@ -91,7 +92,7 @@ void check_choices(const DecodeResult& result, const DecodeOptions& options, std
 
 }  // namespace
 
-TEST_CASE("KeyValueCache: forward_cached step by step equals forward on the whole sequence",
+TEST_CASE("KeyValueCache: attention step by step equals forward on the whole sequence",
           "[decoding][mha]") {
   Rng rng(7);
   MultiHeadAttention mha(16, 4, true, rng);
@@ -110,14 +111,20 @@ TEST_CASE("KeyValueCache: forward_cached step by step equals forward on the whol
     CHECK(cache.empty());
     for (std::size_t t = 0; t < L; ++t) {
       const Tensor3 newest = at_position(x, t);
-      const Tensor3 out = mha.forward_cached(newest, &newest, cache, nullptr);
+      const Tensor3 out = step(mha, newest, &newest, cache, nullptr);
       CHECK(cache.length() == t + 1);
       CHECK(cache.keys.shape() == std::array<std::size_t, 4>{B, 4, t + 1, 4});
       CHECK(max_abs_diff(out, at_position(full, t)) < 1e-5);
     }
-    // A step keeps nothing for backward.
-    CHECK_THROWS_WITH(mha.backward(Tensor3::from_shape({B, 1, 16})),
-                      Catch::Contains("backward called before forward"));
+    // A step keeps nothing for backward, and leaves what forward kept alone: backward after the
+    // steps is backward after forward.
+    Tensor3 d_output = Tensor3::from_shape(full.shape());
+    rng.fill_normal(d_output, 0, 1);
+    const MultiHeadAttention::Grads after_steps = mha.backward(d_output);
+    mha.forward(x, x, &causal);
+    const MultiHeadAttention::Grads after_forward = mha.backward(d_output);
+    CHECK(max_abs_diff(after_steps.query_input, after_forward.query_input) == 0.0);
+    CHECK(max_abs_diff(after_steps.memory, after_forward.memory) == 0.0);
   }
   SECTION("cross-attention: the memory is projected once, then only read") {
     const Mask full_mask = padding_mask(source, L), step_mask = padding_mask(source, 1);
@@ -125,7 +132,7 @@ TEST_CASE("KeyValueCache: forward_cached step by step equals forward on the whol
     KeyValueCache cache;
     for (std::size_t t = 0; t < L; ++t) {
       const Tensor3 out =
-          mha.forward_cached(at_position(x, t), t == 0 ? &memory : nullptr, cache, &step_mask);
+          step(mha, at_position(x, t), t == 0 ? &memory : nullptr, cache, &step_mask);
       CHECK(cache.length() == S);
       CHECK(max_abs_diff(out, at_position(full, t)) < 1e-5);
     }
@@ -134,7 +141,7 @@ TEST_CASE("KeyValueCache: forward_cached step by step equals forward on the whol
     KeyValueCache cache;
     cache.select_rows({0, 0});  // an empty cache stays empty
     CHECK(cache.empty());
-    mha.forward_cached(at_position(x, 0), &memory, cache);
+    step(mha, at_position(x, 0), &memory, cache);
     const Tensor4 keys = cache.keys;
     cache.select_rows({1, 1, 0});
     REQUIRE(cache.keys.shape(0) == 3);
@@ -144,14 +151,14 @@ TEST_CASE("KeyValueCache: forward_cached step by step equals forward on the whol
     CHECK(std::equal(keys.data(), keys.data() + row, cache.keys.data() + 2 * row));
     CHECK_THROWS_WITH(cache.select_rows({3}), Catch::Contains("row 3 selected from a batch of 3"));
     KeyValueCache empty;
-    CHECK_THROWS_WITH(mha.forward_cached(at_position(x, 0), nullptr, empty),
-                      Catch::Contains("the cache is empty and no new memory was given"));
+    CHECK_THROWS_WITH(step(mha, at_position(x, 0), nullptr, empty),
+                      Catch::Contains("step: the cache is empty and no new memory was given"));
     Tensor3 wide = Tensor3::from_shape({B, 1, 8});
-    CHECK_THROWS_AS(mha.forward_cached(at_position(x, 0), &wide, empty), ShapeError);
+    CHECK_THROWS_AS(step(mha, at_position(x, 0), &wide, empty), ShapeError);
   }
 }
 
-TEST_CASE("Transformer: decode equals forward, and decode_step equals decode at every position",
+TEST_CASE("Transformer: decode equals forward, and step equals decode at every position",
           "[decoding]") {
   Transformer model(testing::small_decoding_config(), 3);
   model.set_training(false);
@@ -161,21 +168,50 @@ TEST_CASE("Transformer: decode equals forward, and decode_step equals decode at 
   for (std::size_t b = 0; b < 3; ++b) tgt_in(b, 0) = kBosId;
   tgt_in(2, 5) = tgt_in(2, 6) = kPadId;  // a row that finished: <pad> inputs are masked as keys
 
-  const Tensor3 memory = model.encode(src);
+  const Tensor3 memory = encode(model, src);
   CHECK(memory.shape() == std::array<std::size_t, 3>{3, 6, 16});
-  const Tensor3 logits = model.decode(src, memory, tgt_in);
+  const Tensor3 logits = decode(model, src, memory, tgt_in);
   // The same code on the same numbers: bit for bit.
   CHECK(max_abs_diff(logits, model.forward(src, tgt_in)) == 0.0);
 
   DecoderCache cache;
   double worst = 0.0;
   for (std::size_t t = 0; t < 7; ++t) {
-    const Tensor3 step = model.decode_step(src, memory, column(tgt_in, t), t, cache);
-    REQUIRE(step.shape() == std::array<std::size_t, 3>{3, 1, 13});
+    const Tensor3 logits_t = step(model, src, memory, column(tgt_in, t), t, cache);
+    REQUIRE(logits_t.shape() == std::array<std::size_t, 3>{3, 1, 13});
     CHECK(cache.length() == t + 1);
-    worst = std::max(worst, max_abs_diff(step, at_position(logits, t)));
+    worst = std::max(worst, max_abs_diff(logits_t, at_position(logits, t)));
   }
   CHECK(worst < 1e-5);
+}
+
+TEST_CASE("decoding between a forward and its backward changes no gradient", "[decoding]") {
+  // Decoding runs under NoGrad: what forward kept for backward must survive it.
+  const Config config = testing::small_decoding_config();
+  Rng rng(12);
+  const TokenIds src = random_source(3, 6, config.src_vocab_size, rng);
+  TokenIds tgt_in = random_source(3, 7, config.tgt_vocab_size, rng);
+  for (std::size_t b = 0; b < 3; ++b) tgt_in(b, 0) = kBosId;
+  const TokenIds other_src = random_source(2, 4, config.src_vocab_size, rng);
+  const auto gradients = [&](bool decode_in_between, bool cached) {
+    Transformer model(config, 4);
+    model.set_training(false);  // no dropout: the two runs must see the same numbers
+    const Tensor3 logits = model.forward(src, tgt_in);
+    if (decode_in_between) {
+      DecodeOptions options;
+      options.max_steps = 5;
+      options.cached = cached;
+      greedy_decode(model, other_src, options);  // another batch, other shapes
+    }
+    model.backward(xt::ones<float>(logits.shape()));
+    std::vector<float> all;
+    for (const ParameterRef& p : parameters_of(model))
+      all.insert(all.end(), p.grad, p.grad + p.size);
+    return all;
+  };
+  const std::vector<float> plain = gradients(false, false);
+  CHECK(gradients(true, true) == plain);
+  CHECK(gradients(true, false) == plain);
 }
 
 TEST_CASE("greedy decoding: cached and uncached give the same tokens and logits", "[decoding]") {
@@ -209,7 +245,7 @@ TEST_CASE("greedy decoding: cached and uncached give the same tokens and logits"
 TEST_CASE("greedy decoding: every step gets the encoding of its own position (reference 002's bug)",
           "[decoding]") {
   // 002 fed each new token with the positional encoding of position 0. Rebuild that decoder by
-  // hand from the library's pieces: with the true positions it must reproduce decode_step
+  // hand from the library's pieces: with the true positions it must reproduce step()
   // exactly, with position 0 it must agree at step 0 only.
   const Config config = testing::small_decoding_config();
   Transformer model(config, 5);
@@ -224,9 +260,9 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
 
   Embedding& embedding = model.tgt_embedding ? *model.tgt_embedding : model.src_embedding;
   const PositionalEncoding table(config.max_len, config.d_model);
-  const Tensor3 memory = model.encode(src);
+  const Tensor3 memory = encode(model, src);
   const Mask cross_mask = padding_mask(src, 1);
-  // Step t by hand: embed, add the table row `position`, run every layer's forward_step.
+  // Step t by hand: embed, add the table row `position`, run every layer's step.
   struct ByHand {
     std::vector<DecoderLayerCache> layers;
     TokenIds fed;
@@ -244,7 +280,7 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
     Tensor3 x = embedding.forward(last);
     table.add_to(x, position);
     for (std::size_t i = 0; i < model.decoder.layers.size(); ++i)
-      x = model.decoder.layers[i].forward_step(x, memory, &self_mask, &cross_mask, state.layers[i]);
+      x = step(model.decoder.layers[i], x, memory, &self_mask, &cross_mask, state.layers[i]);
     return model.generator.forward(x);
   };
 
@@ -253,7 +289,7 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
   for (std::size_t t = 0; t < 8; ++t) {
     INFO("step " << t);
     const TokenIds last = column(tgt_in, t);
-    const Tensor3 correct = model.decode_step(src, memory, last, t, cache);
+    const Tensor3 correct = step(model, src, memory, last, t, cache);
     CHECK(max_abs_diff(correct, at_position(greedy.logits, t)) < 1e-6);
     CHECK(max_abs_diff(step_by_hand(right, last, t, t), correct) < 1e-6);
     const double error_002 = max_abs_diff(step_by_hand(wrong, last, t, 0), correct);
@@ -428,17 +464,17 @@ TEST_CASE("greedy decoding: bad input gives clear errors", "[decoding]") {
   TokenIds bos = TokenIds::from_shape({2, 1});
   bos.fill(kBosId);
   model.set_training(true);
-  const Tensor3 memory = model.encode(src);
-  CHECK_THROWS_WITH(model.decode_step(src, memory, bos, 0, cache),
+  const Tensor3 memory = encode(model, src);
+  CHECK_THROWS_WITH(step(model, src, memory, bos, 0, cache),
                     Catch::Contains("call set_training(false) first"));
-  CHECK_THROWS_WITH(StepDecoder(model, src, true), Catch::Contains("decoding is inference"));
+  CHECK_THROWS_WITH(IncrementalDecoder(model, src, true), Catch::Contains("decoding is inference"));
   model.set_training(false);
-  CHECK_THROWS_WITH(model.decode_step(src, memory, bos, 3, cache),
+  CHECK_THROWS_WITH(step(model, src, memory, bos, 3, cache),
                     Catch::Contains("position 3 given, but the cache holds 0 positions"));
-  CHECK_THROWS_AS(model.decode_step(src, memory, TokenIds::from_shape({2, 2}), 0, cache),
+  CHECK_THROWS_AS(step(model, src, memory, TokenIds::from_shape({2, 2}), 0, cache),
                   ShapeError);
-  model.decode_step(src, memory, bos, 0, cache);
-  CHECK_THROWS_WITH(model.decode_step(src, memory, bos, 0, cache),
+  step(model, src, memory, bos, 0, cache);
+  CHECK_THROWS_WITH(step(model, src, memory, bos, 0, cache),
                     Catch::Contains("position 0 given, but the cache holds 1 positions"));
 }
 
@@ -464,8 +500,7 @@ TEST_CASE("greedy decoding: the trace shows the first step once", "[decoding][tr
             return line.find(text) != std::string::npos && line.find(also) != std::string::npos;
           }));
     };
-    CHECK(count(cached ? "Transformer::decode_step (position 0)" : "Transformer::decode (the") ==
-          1);
+    CHECK(count(cached ? "step (position 0)" : "decode (the whole prefix)") == 1);
     CHECK(count("position 1") == 0);
     CHECK(count("steps 1 .. 3 repeat step 0") == 1);
     CHECK(count("generated tokens") == 1);

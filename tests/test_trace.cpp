@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <sstream>
+#include <vector>
 
 #include "tfm/trace.hpp"
 
@@ -16,6 +18,42 @@ TEST_CASE("trace: steps are indented by scope and captured", "[trace]") {
   CHECK(lines[1].find("x -> [2, 5, 8]") != std::string::npos);
   CHECK(lines[1].find("(batch, len, d_model)") != std::string::npos);
   CHECK(capture.text().find("\n  [Embedding]") != std::string::npos);
+}
+
+TEST_CASE("trace: a component's step returns its tensor; records hold every line as data",
+          "[trace]") {
+  constexpr tfm::trace::Component traced("FeedForward");
+  tfm::trace::Capture capture;
+  tfm::Tensor3 y;
+  {
+    tfm::trace::Scope layer("layer 0");
+    y = traced(tfm::Tensor3(xt::ones<float>({2, 3, 4})), "relu", "h", "batch, len, d_ff");
+    tfm::trace::note("a note");
+  }
+  tfm::trace::step("Top", "after", "y", y, "");
+  CHECK(y.shape() == tfm::Tensor3::shape_type{2, 3, 4});  // the tensor itself came back
+  CHECK(y(1, 2, 3) == 1.0f);
+  using Kind = tfm::trace::Record::Kind;
+  const std::vector<tfm::trace::Record>& records = capture.records();
+  REQUIRE(records.size() == 4);
+  CHECK(records[0].kind == Kind::kScope);
+  CHECK(records[0].text == "layer 0");
+  CHECK(records[0].depth == 0);
+  CHECK(records[1].kind == Kind::kStep);
+  CHECK(records[1].component == "FeedForward");
+  CHECK(records[1].what == "relu");
+  CHECK(records[1].tensor == "h");
+  CHECK(records[1].shape == "[2, 3, 4]");
+  CHECK(records[1].axes == "batch, len, d_ff");
+  CHECK(records[1].depth == 1);
+  CHECK(records[2].kind == Kind::kNote);
+  CHECK(tfm::trace::scope_end(records, 0) == 3);  // the scope holds the step and the note
+  CHECK(tfm::trace::scope_end(records, 3) == 4);
+  CHECK(records[1] != records[3]);
+  // print() gives back the captured text, line for line.
+  std::ostringstream printed;
+  tfm::trace::print(records, printed);
+  CHECK(printed.str() == capture.text());
 }
 
 TEST_CASE("trace: nothing is written while off", "[trace]") {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "tfm/attention.hpp"
+#include "tfm/chapter_helpers.hpp"
 #include "tfm/command_line.hpp"
-#include "tfm/heatmap.hpp"
 #include "tfm/mask.hpp"
 #include "tfm/random.hpp"
 #include "tfm/trace.hpp"
@@ -22,38 +22,26 @@ namespace {
 const std::vector<std::string> kWords = {"P", "ich", "mochte", "ein", "bier"};
 const tfm::TokenIds kSentence = {{1, 2, 3, 4, 0}};  // "ich mochte ein bier P", [batch 1, len 5]
 
+// The words of sentence b: the labels of the grids and heat maps.
+std::vector<std::string> sentence_words(std::size_t b) {
+  std::vector<std::string> out;
+  for (std::size_t j = 0; j < kSentence.shape(1); ++j) out.push_back(kWords[kSentence(b, j)]);
+  return out;
+}
+
 // Prints weights[b, h] as a grid: one row per query token, one column per key token.
 void print_weights(const std::string& title, const tfm::Tensor4& weights, std::size_t b,
                    std::size_t h) {
-  std::printf("%s (sentence %zu, head %zu; rows: queries, columns: keys)\n%8s", title.c_str(), b,
-              h, "");
-  for (std::size_t j = 0; j < weights.shape(3); ++j)
-    std::printf("%8s", kWords[kSentence(b, j)].c_str());
-  std::printf("\n");
-  for (std::size_t i = 0; i < weights.shape(2); ++i) {
-    std::printf("%8s", kWords[kSentence(b, i)].c_str());
-    for (std::size_t j = 0; j < weights.shape(3); ++j) std::printf("%8.2f", weights(b, h, i, j));
-    std::printf("\n");
-  }
+  std::printf("%s (sentence %zu, head %zu; rows: queries, columns: keys)\n", title.c_str(), b, h);
+  tfm::print_weight_grid(weights, b, h, sentence_words(b), sentence_words(b), 8, 2);
   std::printf("\n");
 }
 
 // Writes weights[b, h] as an SVG heat map with the tokens as labels.
 void write_weights_svg(const std::string& path, const std::string& title,
                        const tfm::Tensor4& weights, std::size_t b, std::size_t h) {
-  const std::size_t Lq = weights.shape(2), Lk = weights.shape(3);
-  tfm::Tensor2 grid = tfm::Tensor2::from_shape({Lq, Lk});
-  for (std::size_t i = 0; i < Lq; ++i)
-    for (std::size_t j = 0; j < Lk; ++j) grid(i, j) = weights(b, h, i, j);
-  tfm::HeatmapOptions options;
-  options.title = title;
-  options.x_label = "key";
-  options.y_label = "query";
-  for (std::size_t j = 0; j < Lk; ++j) options.column_labels.push_back(kWords[kSentence(b, j)]);
-  for (std::size_t i = 0; i < Lq; ++i) options.row_labels.push_back(kWords[kSentence(b, i)]);
-  options.min_value = 0.0f;  // weights are probabilities: a fixed [0, 1] scale compares maps
-  options.max_value = 1.0f;
-  tfm::write_heatmap_svg(path, grid, options);
+  tfm::write_attention_heatmap(path, title, tfm::attention_head(weights, b, h), sentence_words(b),
+                               sentence_words(b));
   std::printf("wrote %s\n\n", path.c_str());
 }
 

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <limits>
 #include <string>
 #include <vector>
 
+#include "tfm/chapter_helpers.hpp"
 #include "tfm/command_line.hpp"
 #include "tfm/config.hpp"
 #include "tfm/heatmap.hpp"
@@ -20,48 +20,6 @@
 #include "tfm/random.hpp"
 #include "tfm/toy_translation.hpp"
 #include "tfm/trace.hpp"
-
-namespace {
-
-tfm::Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, tfm::Rng& rng) {
-  tfm::Tensor3 t = tfm::Tensor3::from_shape({batch, len, d});
-  rng.fill_normal(t, 0.0f, 1.0f);
-  return t;
-}
-
-std::vector<std::string> words(const tfm::Vocabulary& vocabulary, const tfm::TokenIds& ids,
-                               std::size_t b) {
-  std::vector<std::string> out;
-  for (std::size_t j = 0; j < ids.shape(1); ++j) out.push_back(vocabulary.symbol(ids(b, j)));
-  return out;
-}
-
-// weights [B, H, Lq, Lk]: prints sentence b's weights of one head, rows = queries, columns = keys.
-void print_weights(const tfm::Tensor4& weights, std::size_t b, std::size_t head,
-                   const std::vector<std::string>& queries, const std::vector<std::string>& keys) {
-  std::printf("%10s", "");
-  for (const std::string& k : keys) std::printf("%8s", k.c_str());
-  std::printf("\n");
-  for (std::size_t i = 0; i < queries.size(); ++i) {
-    std::printf("%10s", queries[i].c_str());
-    for (std::size_t j = 0; j < keys.size(); ++j) std::printf("%8.3f", weights(b, head, i, j));
-    std::printf("\n");
-  }
-}
-
-// All heads of sentence b side by side in one matrix, [Lq, H * (Lk + 1) - 1], one NaN column
-// (drawn grey) between two heads.
-tfm::Tensor2 heads_side_by_side(const tfm::Tensor4& weights, std::size_t b) {
-  const std::size_t H = weights.shape(1), Lq = weights.shape(2), Lk = weights.shape(3);
-  tfm::Tensor2 grid = tfm::Tensor2::from_shape({Lq, H * (Lk + 1) - 1});
-  grid.fill(std::numeric_limits<float>::quiet_NaN());
-  for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t i = 0; i < Lq; ++i)
-      for (std::size_t j = 0; j < Lk; ++j) grid(i, h * (Lk + 1) + j) = weights(b, h, i, j);
-  return grid;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {
@@ -95,7 +53,7 @@ int main(int argc, char** argv) {
     const tfm::ToyTranslation data;
     const tfm::Batch batch = data.all();
     const std::size_t B = batch.size(), S = batch.src.shape(1), T = batch.tgt_in.shape(1);
-    const tfm::Tensor3 x = random_normal(B, S, d, rng);
+    const tfm::Tensor3 x = tfm::random_normal(B, S, d, rng);
 
     // [self-attention]
     // Encoder self-attention: queries, keys and values all come from x; only padding is blocked.
@@ -111,12 +69,13 @@ int main(int argc, char** argv) {
     }
     // [self-attention]
 
-    const std::vector<std::string> src_words = words(data.source_vocabulary(), batch.src, 0);
+    const std::vector<std::string> src_words =
+        tfm::token_labels(data.source_vocabulary(), batch.src, 0);
     std::printf("\nSentence 0, head 0: every row sums to 1, the <pad> column is 0\n");
-    print_weights(mha.attention_weights(), 0, 0, src_words, src_words);
+    tfm::print_weight_grid(mha.attention_weights(), 0, 0, src_words, src_words);
     if (mha.n_heads() > 1) {
       std::printf("Sentence 0, head 1: the same words, other projections, other weights\n");
-      print_weights(mha.attention_weights(), 0, 1, src_words, src_words);
+      tfm::print_weight_grid(mha.attention_weights(), 0, 1, src_words, src_words);
     }
 
     tfm::HeatmapOptions options;
@@ -130,7 +89,7 @@ int main(int argc, char** argv) {
       for (const std::string& w : src_words) options.column_labels.push_back(w);
     }
     options.min_value = 0.0f;
-    tfm::write_heatmap_svg(cli.value("--svg"), heads_side_by_side(mha.attention_weights(), 0),
+    tfm::write_heatmap_svg(cli.value("--svg"), tfm::heads_side_by_side(mha.attention_weights(), 0),
                            options);
     std::printf("Heat map of all %zu heads: %s\n", mha.n_heads(), cli.value("--svg").c_str());
 
@@ -156,7 +115,7 @@ int main(int argc, char** argv) {
     // encoder's output (5 positions; here x stands in for it, LayerNorm gives the real one the
     // same scale); the source padding is blocked for every target position. (A decoder layer
     // has its own cross-attention layer; this chapter reuses the one above for brevity.)
-    const tfm::Tensor3 y = random_normal(B, T, d, rng);
+    const tfm::Tensor3 y = tfm::random_normal(B, T, d, rng);
     const tfm::Tensor3& encoder_output = x;
     const tfm::Mask cross_mask = tfm::padding_mask(batch.src, /*len_q=*/T);
     std::printf("\n");
@@ -170,8 +129,8 @@ int main(int argc, char** argv) {
     }
     // [cross-attention]
     std::printf("\nSentence 0, head 0 of cross-attention: target words ask, source words answer\n");
-    print_weights(mha.attention_weights(), 0, 0, words(data.target_vocabulary(), batch.tgt_in, 0),
-                  src_words);
+    tfm::print_weight_grid(mha.attention_weights(), 0, 0,
+                           tfm::token_labels(data.target_vocabulary(), batch.tgt_in, 0), src_words);
 
     std::printf("\n");
     {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tfm/chapter_helpers.hpp"
 #include "tfm/command_line.hpp"
 #include "tfm/config.hpp"
 #include "tfm/decoder_layer.hpp"
@@ -20,12 +21,6 @@
 #include "tfm/trace.hpp"
 
 namespace {
-
-tfm::Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, tfm::Rng& rng) {
-  tfm::Tensor3 t = tfm::Tensor3::from_shape({batch, len, d});
-  rng.fill_normal(t, 0.0f, 1.0f);
-  return t;
-}
 
 // Parameters per sub-layer: the registry's names grouped by their first part (self_attn, norm1, ...).
 void print_parameter_groups(const char* title, const tfm::ParameterList& params) {
@@ -88,8 +83,8 @@ int main(int argc, char** argv) {
     const tfm::ToyTranslation data;
     const tfm::Batch batch = data.all();
     const std::size_t B = batch.size(), S = batch.src.shape(1), T = batch.tgt_in.shape(1);
-    const tfm::Tensor3 x = random_normal(B, S, d, rng);  // the source side, [B, S, d]
-    const tfm::Tensor3 y = random_normal(B, T, d, rng);  // the target side, [B, T, d]
+    const tfm::Tensor3 x = tfm::random_normal(B, S, d, rng);  // the source side, [B, S, d]
+    const tfm::Tensor3 y = tfm::random_normal(B, T, d, rng);  // the target side, [B, T, d]
     const tfm::Mask src_mask = tfm::padding_mask(batch.src, S);
     const tfm::Mask tgt_mask = tfm::decoder_self_mask(batch.tgt_in);
     const tfm::Mask cross_mask = tfm::padding_mask(batch.src, T);
@@ -121,7 +116,7 @@ int main(int argc, char** argv) {
     // would vanish in the final LayerNorm: it removes any shift shared by a whole row). The
     // decoder layer returns the gradient of its input y AND of memory; memory's gradient is
     // where the encoder layer's backward starts.
-    const tfm::Tensor3 d_output = random_normal(B, T, d, rng);
+    const tfm::Tensor3 d_output = tfm::random_normal(B, T, d, rng);
     std::printf("\n");
     tfm::DecoderLayer::Grads decoder_grads;
     tfm::Tensor3 dx;

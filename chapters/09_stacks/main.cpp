@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -22,27 +22,25 @@
 
 namespace {
 
-// Prints a captured trace with every layer folded into three lines: its title, how many steps
-// it took (chapter 08 shows them one by one) and its last step, the layer's output.
-void print_with_layers_folded(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  auto indent = [](const std::string& line) { return line.find_first_not_of(' '); };
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::size_t depth = indent(lines[i]);
-    const std::string title = lines[i].substr(depth);
-    const bool layer = title.rfind("encoder layer ", 0) == 0 || title.rfind("decoder layer ", 0) == 0;
+// Prints captured trace records with every layer folded into two lines: its title with how many
+// steps it took (chapter 08 shows them one by one), and its last step, the layer's output.
+void print_with_layers_folded(const std::vector<tfm::trace::Record>& records) {
+  using Record = tfm::trace::Record;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    const bool layer = r.kind == Record::Kind::kScope && (r.text.rfind("encoder layer ", 0) == 0 ||
+                                                          r.text.rfind("decoder layer ", 0) == 0);
     if (!layer) {
-      std::printf("%s\n", lines[i].c_str());
+      tfm::trace::print({r}, std::cout);
       continue;
     }
-    std::size_t steps = 0, end = i + 1;
-    for (; end < lines.size() && indent(lines[end]) > depth; ++end)
-      if (lines[end].find(" -> [") != std::string::npos) ++steps;
-    std::printf("%s   (%zu steps, as in chapter 08; its output:)\n", lines[i].c_str(), steps);
-    const std::string& last = lines[end - 1];
-    std::printf("%s  %s\n", std::string(depth, ' ').c_str(), last.substr(indent(last)).c_str());
+    const std::size_t end = tfm::trace::scope_end(records, i);
+    const auto steps = std::count_if(records.begin() + i + 1, records.begin() + end,
+                                     [](const Record& s) { return s.kind == Record::Kind::kStep; });
+    Record title = r, output = records[end - 1];
+    title.text += "   (" + std::to_string(steps) + " steps, as in chapter 08; its output:)";
+    output.depth = r.depth + 1;
+    tfm::trace::print({title, output}, std::cout);
     i = end - 1;
   }
 }
@@ -96,17 +94,17 @@ int main(int argc, char** argv) {
     const tfm::Mask tgt_mask = tfm::decoder_self_mask(batch.tgt_in);
     const tfm::Mask cross_mask = tfm::padding_mask(batch.src, T);
     tfm::Tensor3 memory, hidden;
-    std::string trace_text;
+    std::vector<tfm::trace::Record> trace_records;
     {
       tfm::trace::Capture capture;  // the library's trace, folded below for readability
       tfm::trace::step("Input", "source ids", "src", batch.src, "batch, src_len");
       memory = encoder.forward(batch.src, &src_mask);
       tfm::trace::step("Input", "target ids (<bos> first)", "tgt_in", batch.tgt_in, "batch, tgt_len");
       hidden = decoder.forward(batch.tgt_in, memory, &tgt_mask, &cross_mask);
-      trace_text = capture.text();
+      trace_records = capture.records();
     }
     // [run stacks]
-    print_with_layers_folded(trace_text);
+    print_with_layers_folded(trace_records);
 
     // [run backward]
     // A stand-in upstream gradient dL/d(hidden) from N(0, 1). The decoder's backward returns

@@ -6,14 +6,14 @@
 // the parameter count of every part, the time of the forward pass, and on a tiny model the
 // causal mask at work.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <sstream>
+#include <iostream>
 #include <string>
 #include <vector>
 
+#include "tfm/chapter_helpers.hpp"
 #include "tfm/command_line.hpp"
 #include "tfm/config.hpp"
 #include "tfm/random.hpp"
@@ -22,11 +22,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using tfm::Clock;
 
 // torch.randint(0, vocab, (batch, len)) from a seeded Rng. Like randint it may draw id 0, which
 // the masks then treat as padding, exactly as reference 000's masks (x != 0) do.
@@ -36,40 +32,31 @@ tfm::TokenIds random_ids(std::size_t batch, std::size_t len, std::size_t vocab, 
   return ids;
 }
 
-// Prints a captured trace in full for layer 0 of each stack; a later layer whose steps are
-// line for line those of layer 0 (same steps, same shapes) is summarised in one line.
-void print_with_repeated_layers_folded(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  auto indent = [](const std::string& line) { return line.find_first_not_of(' '); };
-  std::map<std::string, std::vector<std::string>> first_layer;  // "encoder layer" -> its steps
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::size_t depth = indent(lines[i]);
-    const std::string title = lines[i].substr(depth);
-    const std::string stack = title.substr(0, title.find_last_of(' '));  // "encoder layer"
-    const bool layer = stack == "encoder layer" || stack == "decoder layer";
-    if (!layer) {
-      std::printf("%s\n", lines[i].c_str());
-      continue;
-    }
-    std::size_t end = i + 1;
-    while (end < lines.size() && indent(lines[end]) > depth) ++end;
-    const std::vector<std::string> body(lines.begin() + i + 1, lines.begin() + end);
-    if (!first_layer.count(stack)) {  // layer 0: its title here, its steps line by line after
-      first_layer[stack] = body;
-      std::printf("%s\n", lines[i].c_str());
-      continue;
-    }
-    if (body == first_layer[stack]) {
-      std::printf("%s   (the same %zu steps and shapes as %s 0)\n", lines[i].c_str(),
-                  std::count_if(body.begin(), body.end(),
-                                [](const std::string& l) { return l.find(" -> [") != std::string::npos; }),
-                  stack.c_str());
+// Prints captured trace records in full for layer 0 of each stack; a later layer whose steps are
+// those of layer 0 (same steps, same shapes) is summarised in one line.
+void print_with_repeated_layers_folded(const std::vector<tfm::trace::Record>& records) {
+  using Record = tfm::trace::Record;
+  std::map<std::string, std::vector<Record>> first_layer;  // "encoder layer" -> its steps
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const Record& r = records[i];
+    const std::string stack = r.text.substr(0, r.text.find_last_of(' '));  // "encoder layer"
+    const bool layer = r.kind == Record::Kind::kScope &&
+                       (stack == "encoder layer" || stack == "decoder layer");
+    const std::size_t end = tfm::trace::scope_end(records, i);
+    const std::vector<Record> body(records.begin() + i + 1, records.begin() + end);
+    if (layer && first_layer.count(stack) && body == first_layer[stack]) {
+      const auto steps = std::count_if(body.begin(), body.end(), [](const Record& s) {
+        return s.kind == Record::Kind::kStep;
+      });
+      Record folded = r;
+      folded.text +=
+          "   (the same " + std::to_string(steps) + " steps and shapes as " + stack + " 0)";
+      tfm::trace::print({folded}, std::cout);
       i = end - 1;
-    } else {
-      std::printf("%s\n", lines[i].c_str());  // differs from layer 0: shown in full
+      continue;
     }
+    if (layer && !first_layer.count(stack)) first_layer[stack] = body;  // layer 0, shown in full
+    tfm::trace::print({r}, std::cout);
   }
 }
 
@@ -125,9 +112,9 @@ int main(int argc, char** argv) {
     const long long repeat = std::max(1LL, cli.integer("--repeat"));
 
     // [build model]
-    const Clock::time_point build_start = Clock::now();
+    const tfm::Clock::time_point build_start = Clock::now();
     tfm::Transformer model(config, seed);
-    const double build_seconds = seconds_since(build_start);
+    const double build_seconds = tfm::seconds_since(build_start);
     // [build model]
     std::printf("Preset '%s': vocabulary %zu, d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, "
                 "dropout %.2f, %s embedding\n",
@@ -149,15 +136,15 @@ int main(int argc, char** argv) {
     const std::size_t B = config.batch_size, S = config.src_len, T = config.tgt_len;
     const tfm::TokenIds src = random_ids(B, S, config.src_vocab_size, rng);
     const tfm::TokenIds trg = random_ids(B, T, config.tgt_vocab_size, rng);
-    std::string trace_text;
+    std::vector<tfm::trace::Record> trace_records;
     tfm::Tensor3 out;
     {
       tfm::trace::Capture capture;  // the library's own trace, printed below with layers folded
       out = model.forward(src, trg);
-      trace_text = capture.text();
+      trace_records = capture.records();
     }
     // [reference test]
-    print_with_repeated_layers_folded(trace_text);
+    print_with_repeated_layers_folded(trace_records);
     std::printf("out.shape = %s\n\n", tfm::shape_string(out.shape()).c_str());
 
     // [time forward]
@@ -167,7 +154,7 @@ int main(int argc, char** argv) {
     for (long long r = 0; r < repeat; ++r) {
       const Clock::time_point start = Clock::now();
       out = model.forward(src, trg);
-      times.push_back(seconds_since(start));
+      times.push_back(tfm::seconds_since(start));
     }
     std::sort(times.begin(), times.end());
     // [time forward]

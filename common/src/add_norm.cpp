@@ -4,6 +4,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("AddNorm");
+}  // namespace
+
 AddNorm::AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed)
     : norm(d_model), dropout_(dropout, dropout_seed) {}
 
@@ -19,9 +23,7 @@ Tensor3 AddNorm::forward(const Tensor3& residual, const Tensor3& sublayer_output
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) s[i] += r[i];
   trace::step("AddNorm", "x + dropout(sublayer(x))", "sum", sum, "batch, len, d_model");
-  Tensor3 y = norm.forward(sum);
-  trace::step("AddNorm", "layer norm", "y", y, "batch, len, d_model");
-  return y;
+  return traced(norm.forward(sum), "layer norm", "y", "batch, len, d_model");
 }
 // [add norm forward]
 

@@ -94,7 +94,7 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
   // [beam setup]
   // Beams are the batch axis: row b * K + k is beam k of source b. The source is encoded once,
   // then each row copied K times.
-  StepDecoder decoder(model, src, options.cached);
+  IncrementalDecoder decoder(model, src, options.cached);
   std::vector<std::size_t> copies(B * K);
   for (std::size_t r = 0; r < B * K; ++r) copies[r] = r / K;
   decoder.select_rows(copies);

@@ -36,37 +36,6 @@ Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mas
 }
 // [decoder layer forward]
 
-// [decoder layer forward step]
-Tensor3 DecoderLayer::forward_step(const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
-                                   const Mask* cross_mask, DecoderLayerCache& cache) {
-  // x [B, 1, d], memory [B, S, d], self_mask [B, 1, t + 1], cross_mask [B, 1, S] -> [B, 1, d]
-  // The same three blocks as forward(), for one position. Add & Norm and the feed-forward
-  // network work position by position, so only the two attentions need the cache.
-  Tensor3 attended;
-  {
-    trace::Scope scope("masked self-attention over the cached positions");
-    // The new position is both the query and the one new key/value row. No causal mask is
-    // needed: the cache holds no future position.
-    attended = self_attn.forward_cached(x, &x, cache.self_attn, self_mask);
-  }
-  Tensor3 h1 = norm1.forward(x, attended);
-  Tensor3 crossed;
-  {
-    trace::Scope scope("cross-attention over the cached encoder output");
-    // The encoder output does not change while decoding: project it at the first step only.
-    const Tensor3* new_memory = cache.cross_attn.empty() ? &memory : nullptr;
-    crossed = cross_attn.forward_cached(h1, new_memory, cache.cross_attn, cross_mask);
-  }
-  Tensor3 h2 = norm2.forward(h1, crossed);
-  Tensor3 transformed;
-  {
-    trace::Scope scope("feed-forward");
-    transformed = ffn.forward(h2);
-  }
-  return norm3.forward(h2, transformed);
-}
-// [decoder layer forward step]
-
 // [decoder layer backward]
 DecoderLayer::Grads DecoderLayer::backward(const Tensor3& dy) {
   AddNorm::Grads g3 = norm3.backward(dy);

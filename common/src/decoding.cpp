@@ -5,40 +5,10 @@
 #include <string>
 
 #include "tfm/trace.hpp"
-#include "tfm/vowel_restoration.hpp"
 
 namespace tfm {
 
 namespace {
-
-// Row rows[i] of x becomes row i: x [B, ...] -> [rows.size(), ...].
-template <class Tensor>
-Tensor select_batch_rows(const Tensor& x, const std::vector<std::size_t>& rows) {
-  if (x.size() == 0) return x;
-  auto shape = x.shape();
-  const std::size_t row_size = x.size() / shape[0];
-  shape[0] = rows.size();
-  Tensor out = Tensor::from_shape(shape);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    require(rows[i] < x.shape(0), "StepDecoder",
-            "row " + std::to_string(rows[i]) + " selected from a batch of " +
-                std::to_string(x.shape(0)));
-    std::copy(x.data() + rows[i] * row_size, x.data() + (rows[i] + 1) * row_size,
-              out.data() + i * row_size);
-  }
-  return out;
-}
-
-// prefix [B, t], last [B, 1] -> [B, t + 1].
-TokenIds append_column(const TokenIds& prefix, const TokenIds& last) {
-  const std::size_t B = last.shape(0), t = prefix.size() == 0 ? 0 : prefix.shape(1);
-  TokenIds out = TokenIds::from_shape({B, t + 1});
-  for (std::size_t b = 0; b < B; ++b) {
-    for (std::size_t j = 0; j < t; ++j) out(b, j) = prefix(b, j);
-    out(b, t) = last(b, 0);
-  }
-  return out;
-}
 
 // The id the model prefers among `choices` (every id if empty): the largest logit, ties going
 // to the smallest id, as std::max_element over all ids would choose.
@@ -103,43 +73,6 @@ std::size_t check_decode_options(const Transformer& model, const TokenIds& src,
   return steps;
 }
 
-StepDecoder::StepDecoder(Transformer& model, const TokenIds& src, bool cached)
-    : model_(model), cached_(cached), src_(src) {
-  require(
-      !model.training(), "StepDecoder",
-      "decoding is inference: switch dropout off first (set_training(false) or EvaluationMode)");
-  memory_ = model_.encode(src_);
-}
-
-// [step decoder]
-Tensor3 StepDecoder::step(const TokenIds& last) {
-  // last [B, 1] (the token at position t) -> logits [B, 1, V] (for position t + 1)
-  Tensor3 logits;
-  if (cached_) {
-    // The newest token only; every earlier position is in the cache.
-    logits = model_.decode_step(src_, memory_, last, position_, cache_);
-  } else {
-    // The obvious way: run the decoder on the whole prefix and keep its last position.
-    prefix_ = append_column(prefix_, last);
-    const Tensor3 all = model_.decode(src_, memory_, prefix_);  // [B, t + 1, V]
-    const std::size_t B = all.shape(0), T = all.shape(1), V = all.shape(2);
-    logits = Tensor3::from_shape({B, 1, V});
-    for (std::size_t b = 0; b < B; ++b)
-      std::copy(all.data() + (b * T + T - 1) * V, all.data() + (b * T + T) * V,
-                logits.data() + b * V);
-  }
-  ++position_;
-  return logits;
-}
-// [step decoder]
-
-void StepDecoder::select_rows(const std::vector<std::size_t>& rows) {
-  src_ = select_batch_rows(src_, rows);
-  memory_ = select_batch_rows(memory_, rows);
-  prefix_ = select_batch_rows(prefix_, rows);
-  cache_.select_rows(rows);
-}
-
 // [greedy decode]
 DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const DecodeOptions& options) {
   // src [B, S] -> tokens [B, steps], logits [B, steps, V]
@@ -149,7 +82,7 @@ DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const Decode
   EvaluationMode evaluation(model);  // dropout off while decoding, the old mode restored after
 
   trace::Scope scope(std::string("greedy decoding, ") + (options.cached ? "cached" : "uncached"));
-  StepDecoder decoder(model, src, options.cached);
+  IncrementalDecoder decoder(model, src, options.cached);
   DecodeResult result{TokenIds::from_shape({B, max_steps}), Tensor3::from_shape({B, max_steps, V})};
   TokenIds last = TokenIds::from_shape({B, 1});
   last.fill(kBosId);
@@ -202,28 +135,5 @@ DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const Decode
   return result;
 }
 // [greedy decode]
-
-// [vowel forcing]
-TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
-                       const Vocabulary& target_vocabulary) {
-  // src [B, S] (vowels hidden as '*') -> forced [B, S]
-  const std::int32_t hidden = source_vocabulary.id(std::string(1, kVowelMask));
-  TokenIds forced = TokenIds::from_shape(src.shape());
-  for (std::size_t i = 0; i < src.size(); ++i) {
-    const std::int32_t id = src.data()[i];
-    // A '*' is the model's to fill; a letter or a space shown in the input is kept as it is.
-    forced.data()[i] = (id == hidden || (id >= 0 && id < kFirstSymbolId))
-                           ? kFreeToken
-                           : target_vocabulary.id(source_vocabulary.symbol(id));
-  }
-  return forced;
-}
-// [vowel forcing]
-
-std::vector<std::int32_t> vowel_ids(const Vocabulary& vocabulary) {
-  std::vector<std::int32_t> ids;
-  for (const char* vowel : {"a", "e", "i", "o", "u"}) ids.push_back(vocabulary.id(vowel));
-  return ids;
-}
 
 }  // namespace tfm

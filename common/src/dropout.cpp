@@ -1,4 +1,5 @@
 #include "tfm/dropout.hpp"
+#include "tfm/no_grad.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@ Dropout::Dropout(float p, std::uint64_t seed) : p_(p), rng_(seed) {
 // [dropout forward]
 Tensor3 Dropout::forward(const Tensor3& x) {
   // x: [B, L, d]  ->  y: [B, L, d]
+  if (!grad_enabled() && (!training_ || p_ == 0.0f)) return x;  // inference: keeps nothing
   shape_ = x.shape();
   if (!training_ || p_ == 0.0f) {
     masked_ = false;  // identity: backward passes dy through unchanged

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tfm/trace.hpp"
+#include "tfm/no_grad.hpp"
 
 namespace tfm {
 
@@ -34,7 +35,7 @@ void Embedding::check_ids(const TokenIds& ids) const {
 Tensor3 Embedding::forward(const TokenIds& ids) {
   // ids [B, L]  ->  x [B, L, d_model]: one row of the table per token, times √d_model
   check_ids(ids);
-  ids_ = ids;
+  if (grad_enabled()) ids_ = ids;  // backward scatters into these rows
   const std::size_t batch = ids.shape(0), len = ids.shape(1), d = d_model_;
   Tensor3 x = Tensor3::from_shape({batch, len, d});
   for (std::size_t t = 0; t < batch * len; ++t) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "tfm/no_grad.hpp"
 #include "tfm/trace.hpp"
 
 namespace tfm {
@@ -15,7 +16,7 @@ Encoder::Encoder(const Config& c, Embedding& embedding, Rng& rng)
 // [encoder forward]
 Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
   trace::Scope scope("Encoder");
-  src_ = src;
+  if (grad_enabled()) src_ = src;  // for the embedding's gradient
   Tensor3 x = embedding_->forward(src);
   positions_.add_to(x);
   x = dropout_.forward(x);

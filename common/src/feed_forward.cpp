@@ -1,6 +1,5 @@
 #include "tfm/feed_forward.hpp"
 
-#include <memory>
 #include <string>
 #include <utility>
 
@@ -10,6 +9,9 @@ namespace tfm {
 
 namespace {
 constexpr const char* kName = "FeedForward";
+constexpr trace::Component traced(kName);
+constexpr const char* kHidden = "batch, len, d_ff";
+constexpr const char* kModel = "batch, len, d_model";
 }  // namespace
 
 FeedForward::FeedForward(std::size_t d_model, std::size_t d_ff, bool bias, float dropout,
@@ -24,16 +26,13 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
   // [B*L, d_model] matrix, so "position-wise" costs nothing extra: it is one product per linear.
   require_shape(kName, "input", x, {kAnyExtent, kAnyExtent, linear1.in_features()},
                 "(batch, len, d_model)");
-  Tensor3 h = linear1.forward(x);
-  trace::step(kName, "linear1 (widen)", "h", h, "batch, len, d_ff");
-  h = relu_.forward(h);
-  trace::step(kName, "relu", "h", h, "batch, len, d_ff");
-  h = dropout_.forward(h);
-  trace::step(kName, dropout_.training() ? "dropout (training)" : "dropout (evaluation: identity)",
-              "h", h, "batch, len, d_ff");
-  Tensor3 y = linear2.forward(std::make_shared<const Tensor3>(std::move(h)));  // kept, not copied
-  trace::step(kName, "linear2 (narrow)", "y", y, "batch, len, d_model");
-  return y;
+  Tensor3 h = traced(linear1.forward(x), "linear1 (widen)", "h", kHidden);
+  h = traced(relu_.forward(h), "relu", "h", kHidden);
+  h = traced(dropout_.forward(h),
+             dropout_.training() ? "dropout (training)" : "dropout (evaluation: identity)", "h",
+             kHidden);
+  // linear2 keeps h for its backward: moved in, not copied.
+  return traced(linear2.forward(std::move(h)), "linear2 (narrow)", "y", kModel);
 }
 // [ffn forward]
 
@@ -44,15 +43,10 @@ Tensor3 FeedForward::backward(const Tensor3& d_output) {
   //   h2 = h1 * mask / (1 - p)   ->  dh1 = dh2 * mask / (1 - p) (the same mask as forward)
   //   h1 = max(0, a)             ->  da = dh1 where a > 0, else 0
   //   a = x W_1ᵀ + b_1           ->  dx = da W_1               (and dW_1, db_1)
-  Tensor3 d = linear2.backward(d_output);
-  trace::step(kName, "backward linear2", "dh", d, "batch, len, d_ff");
-  d = dropout_.backward(d);
-  trace::step(kName, "backward dropout", "dh", d, "batch, len, d_ff");
-  d = relu_.backward(d);
-  trace::step(kName, "backward relu", "dh", d, "batch, len, d_ff");
-  d = linear1.backward(d);
-  trace::step(kName, "backward linear1", "dx", d, "batch, len, d_model");
-  return d;
+  Tensor3 d = traced(linear2.backward(d_output), "backward linear2", "dh", kHidden);
+  d = traced(dropout_.backward(d), "backward dropout", "dh", kHidden);
+  d = traced(relu_.backward(d), "backward relu", "dh", kHidden);
+  return traced(linear1.backward(d), "backward linear1", "dx", kModel);
 }
 // [ffn backward]
 

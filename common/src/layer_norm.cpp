@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "tfm/no_grad.hpp"
 #include "tfm/trace.hpp"
 
 namespace tfm {
@@ -19,8 +20,13 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
   // x: [B, L, d]  ->  y: [B, L, d]; every position (row) is normalised on its own.
   require_shape("LayerNorm", "input", x, {kAnyExtent, kAnyExtent, d_}, "(batch, len, d_model)");
   const std::size_t rows = x.shape(0) * x.shape(1);
-  x_hat_.resize(x.shape());  // reuses the cache's memory while the shape stays the same
-  inv_std_.resize(rows);
+  // Backward needs x̂ and 1/σ; inference (NoGrad) writes them to scratch and keeps nothing.
+  Tensor3 scratch_x_hat;
+  std::vector<float> scratch_inv_std;
+  Tensor3& x_hat_all = grad_enabled() ? x_hat_ : scratch_x_hat;
+  std::vector<float>& inv_std_all = grad_enabled() ? inv_std_ : scratch_inv_std;
+  x_hat_all.resize(x.shape());  // reuses the kept memory while the shape stays the same
+  inv_std_all.resize(rows);
   Tensor3 y = Tensor3::from_shape(x.shape());
   const float* w = weight.value.data();
   const float* b = bias.value.data();
@@ -28,7 +34,7 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
 #pragma omp parallel for if (rows * d_ > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
     const float* in = x.data() + r * d_;
-    float* x_hat = x_hat_.data() + r * d_;
+    float* x_hat = x_hat_all.data() + r * d_;
     float* out = y.data() + r * d_;
     // Two passes, accumulated in double: the mean first, then the mean squared deviation from
     // it. The one-pass shortcut E[x²] - E[x]² cancels catastrophically when the row sits far
@@ -43,7 +49,7 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
     }
     const double variance = squares / static_cast<double>(d_);  // biased, as PyTorch
     const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(eps_));
-    inv_std_[r] = static_cast<float>(inv_std);
+    inv_std_all[r] = static_cast<float>(inv_std);
     for (std::size_t j = 0; j < d_; ++j) {
       x_hat[j] = static_cast<float>((in[j] - mean) * inv_std);
       out[j] = w[j] * x_hat[j] + b[j];

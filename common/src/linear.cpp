@@ -3,8 +3,23 @@
 #include <cmath>
 
 #include "tfm/matmul.hpp"
+#include "tfm/no_grad.hpp"
 
 namespace tfm {
+
+namespace {
+
+// sum [n] += Σ over the B·L rows of x [B, L, n]
+void add_row_sums(Tensor1& sum, const Tensor3& x) {
+  const std::size_t rows = x.shape(0) * x.shape(1), n = x.shape(2);
+  float* s = sum.data();
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* row = x.data() + r * n;
+    for (std::size_t j = 0; j < n; ++j) s[j] += row[j];
+  }
+}
+
+}  // namespace
 
 Linear::Linear(std::size_t in_features, std::size_t out_features, bool bias, Rng& rng)
     : in_(in_features), out_(out_features) {
@@ -18,51 +33,37 @@ Linear::Linear(std::size_t in_features, std::size_t out_features, bool bias, Rng
 }
 
 // [linear forward]
-Tensor3 Linear::forward(std::shared_ptr<const Tensor3> kept_x) {
-  // x: [B, L, in]  ->  y: [B, L, out]; every position is one row of an [B*L, in] matrix.
-  require(kept_x != nullptr, "Linear", "forward given no input");
-  const Tensor3& x = *kept_x;
-  require_shape("Linear", "input", x, {kAnyExtent, kAnyExtent, in_}, "(batch, len, in_features)");
-  x_ = std::move(kept_x);  // backward needs x for dW = dyᵀ x
-  const std::size_t rows = x.shape(0) * x.shape(1);
-  Tensor3 y = Tensor3::from_shape({x.shape(0), x.shape(1), out_});
-  if (bias.present()) {
-    for (std::size_t r = 0; r < rows; ++r)
-      std::copy(bias.value.begin(), bias.value.end(), y.data() + r * out_);
+Tensor3 Linear::forward(Tensor3&& x) {
+  // x [B, L, in] -> y [B, L, out]: y = x Wᵀ + b, every position one row of a [B·L, in] matrix
+  check_input(x);
+  Tensor3 y = linear(x, weight.value, bias.value);
+  if (grad_enabled()) {  // backward needs x for dW = dyᵀ x
+    x_ = std::move(x);
+    has_forward_ = true;
   }
-  // y = x Wᵀ (+ the bias already in y)
-  gemm(Op::kPlain, Op::kTransposed, rows, out_, in_, 1.0f, x.data(), in_, weight.value.data(), in_,
-       bias.present() ? 1.0f : 0.0f, y.data(), out_);
   return y;
+}
+
+Tensor3 Linear::forward(const Tensor3& x) {
+  if (grad_enabled()) return forward(Tensor3(x));  // backward keeps a copy of x
+  check_input(x);
+  return linear(x, weight.value, bias.value);  // inference: nothing to keep, nothing copied
 }
 // [linear forward]
 
-Tensor3 Linear::forward(const Tensor3& x) { return forward(std::make_shared<const Tensor3>(x)); }
+void Linear::check_input(const Tensor3& x) const {
+  require_shape("Linear", "input", x, {kAnyExtent, kAnyExtent, in_}, "(batch, len, in_features)");
+}
 
 // [linear backward]
 Tensor3 Linear::backward(const Tensor3& dy) {
-  // dy: [B, L, out]  ->  dx: [B, L, in]
-  require(x_ != nullptr, "Linear backward", "called before forward");
-  const Tensor3& x = *x_;
-  require_shape("Linear backward", "dy", dy, {x.shape(0), x.shape(1), out_},
+  // dy [B, L, out] -> dx [B, L, in]
+  require(has_forward_, "Linear backward", "called before forward");
+  require_shape("Linear backward", "dy", dy, {x_.shape(0), x_.shape(1), out_},
                 "(batch, len, out_features)");
-  const std::size_t rows = dy.shape(0) * dy.shape(1);
-  // dW [out, in] += dyᵀ [out, rows] · x [rows, in]
-  gemm(Op::kTransposed, Op::kPlain, out_, in_, rows, 1.0f, dy.data(), out_, x.data(), in_, 1.0f,
-       weight.grad.data(), in_);
-  // db [out] += Σ over rows of dy
-  if (bias.present()) {
-    float* db = bias.grad.data();
-    for (std::size_t r = 0; r < rows; ++r) {
-      const float* row = dy.data() + r * out_;
-      for (std::size_t j = 0; j < out_; ++j) db[j] += row[j];
-    }
-  }
-  // dx [rows, in] = dy [rows, out] · W [out, in]
-  Tensor3 dx = Tensor3::from_shape({dy.shape(0), dy.shape(1), in_});
-  gemm(Op::kPlain, Op::kPlain, rows, in_, out_, 1.0f, dy.data(), out_, weight.value.data(), in_, 0.0f,
-       dx.data(), in_);
-  return dx;
+  matmul_accumulate(weight.grad, dy, x_, Op::kTransposed, Op::kPlain);  // dW += dyᵀ x
+  if (bias.present()) add_row_sums(bias.grad, dy);                       // db += Σ_rows dy
+  return matmul(dy, weight.value);                                      // dx = dy W
 }
 // [linear backward]
 

@@ -64,8 +64,8 @@ Dims product_dims(const char* op_name, std::size_t a_rows, std::size_t a_cols, s
   return {m, n, ka};
 }
 
-}  // namespace
-
+// C = alpha * op(A) * op(B) + beta * C for row-major matrices, where op(A) is [M, K], op(B) is
+// [K, N] and C is [M, N]; lda, ldb, ldc are the row strides as stored.
 void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
           std::size_t lda, const float* B, std::size_t ldb, float beta, float* C, std::size_t ldc) {
   if (M == 0 || N == 0) return;
@@ -96,6 +96,8 @@ void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float a
   }
 }
 
+// `batch` independent products; operand i starts at A + i * stride_a (likewise B, C). A stride of
+// 0 reuses one operand for every product.
 void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
                   float alpha, const float* A, std::size_t lda, std::size_t stride_a, const float* B,
                   std::size_t ldb, std::size_t stride_b, float beta, float* C, std::size_t ldc,
@@ -113,37 +115,74 @@ void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_
   }
 }
 
-Tensor2 matmul(const Tensor2& a, const Tensor2& b, Op op_a, Op op_b) {
+}  // namespace
+
+Tensor2 matmul(const Tensor2& a, const Tensor2& b, Op op_a, Op op_b, float alpha) {
   const Dims d = product_dims("matmul", a.shape(0), a.shape(1), b.shape(0), b.shape(1), op_a, op_b,
                               shape_string(a.shape()), shape_string(b.shape()));
   Tensor2 c = Tensor2::from_shape({d.m, d.n});
-  gemm(op_a, op_b, d.m, d.n, d.k, 1.0f, a.data(), a.shape(1), b.data(), b.shape(1), 0.0f, c.data(),
+  gemm(op_a, op_b, d.m, d.n, d.k, alpha, a.data(), a.shape(1), b.data(), b.shape(1), 0.0f, c.data(),
        d.n);
   return c;
 }
 
-Tensor3 matmul(const Tensor3& a, const Tensor3& b, Op op_a, Op op_b) {
+Tensor3 matmul(const Tensor3& a, const Tensor3& b, Op op_a, Op op_b, float alpha) {
   require(a.shape(0) == b.shape(0), "matmul",
           "batch sizes differ: a " + shape_string(a.shape()) + ", b " + shape_string(b.shape()));
   const Dims d = product_dims("matmul", a.shape(1), a.shape(2), b.shape(1), b.shape(2), op_a, op_b,
                               shape_string(a.shape()), shape_string(b.shape()));
   Tensor3 c = Tensor3::from_shape({a.shape(0), d.m, d.n});
-  gemm_batched(a.shape(0), op_a, op_b, d.m, d.n, d.k, 1.0f, a.data(), a.shape(2),
+  gemm_batched(a.shape(0), op_a, op_b, d.m, d.n, d.k, alpha, a.data(), a.shape(2),
                a.shape(1) * a.shape(2), b.data(), b.shape(2), b.shape(1) * b.shape(2), 0.0f,
                c.data(), d.n, d.m * d.n);
   return c;
 }
 
-Tensor4 matmul(const Tensor4& a, const Tensor4& b, Op op_a, Op op_b) {
+Tensor4 matmul(const Tensor4& a, const Tensor4& b, Op op_a, Op op_b, float alpha) {
   require(a.shape(0) == b.shape(0) && a.shape(1) == b.shape(1), "matmul",
           "leading axes differ: a " + shape_string(a.shape()) + ", b " + shape_string(b.shape()));
   const Dims d = product_dims("matmul", a.shape(2), a.shape(3), b.shape(2), b.shape(3), op_a, op_b,
                               shape_string(a.shape()), shape_string(b.shape()));
   Tensor4 c = Tensor4::from_shape({a.shape(0), a.shape(1), d.m, d.n});
-  gemm_batched(a.shape(0) * a.shape(1), op_a, op_b, d.m, d.n, d.k, 1.0f, a.data(), a.shape(3),
+  gemm_batched(a.shape(0) * a.shape(1), op_a, op_b, d.m, d.n, d.k, alpha, a.data(), a.shape(3),
                a.shape(2) * a.shape(3), b.data(), b.shape(3), b.shape(2) * b.shape(3), 0.0f,
                c.data(), d.n, d.m * d.n);
   return c;
+}
+
+Tensor3 matmul(const Tensor3& x, const Tensor2& w, Op op_w) {
+  const std::size_t rows = x.shape(0) * x.shape(1);
+  const Dims d = product_dims("matmul", rows, x.shape(2), w.shape(0), w.shape(1), Op::kPlain, op_w,
+                              shape_string(x.shape()), shape_string(w.shape()));
+  Tensor3 y = Tensor3::from_shape({x.shape(0), x.shape(1), d.n});
+  gemm(Op::kPlain, op_w, rows, d.n, d.k, 1.0f, x.data(), x.shape(2), w.data(), w.shape(1), 0.0f,
+       y.data(), d.n);
+  return y;
+}
+
+void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, Op op_b) {
+  const std::size_t a_rows = a.shape(0) * a.shape(1), b_rows = b.shape(0) * b.shape(1);
+  const Dims d = product_dims("matmul_accumulate", a_rows, a.shape(2), b_rows, b.shape(2), op_a,
+                              op_b, shape_string(a.shape()), shape_string(b.shape()));
+  require(c.shape(0) == d.m && c.shape(1) == d.n, "matmul_accumulate",
+          "c has shape " + shape_string(c.shape()) + ", the product [" + std::to_string(d.m) +
+              ", " + std::to_string(d.n) + "]");
+  gemm(op_a, op_b, d.m, d.n, d.k, 1.0f, a.data(), a.shape(2), b.data(), b.shape(2), 1.0f,
+       c.data(), d.n);
+}
+
+Tensor3 linear(const Tensor3& x, const Tensor2& weight, const Tensor1& bias) {
+  const std::size_t rows = x.shape(0) * x.shape(1), out = weight.shape(0), in = weight.shape(1);
+  require_shape("linear", "input", x, {kAnyExtent, kAnyExtent, in}, "(batch, len, in_features)");
+  const bool has_bias = bias.size() != 0;
+  if (has_bias) require_shape("linear", "bias", bias, {out}, "(out_features)");
+  Tensor3 y = Tensor3::from_shape({x.shape(0), x.shape(1), out});
+  // The bias is copied into every row of y first, and the product adds to it (beta = 1).
+  if (has_bias)
+    for (std::size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), y.data() + r * out);
+  gemm(Op::kPlain, Op::kTransposed, rows, out, in, 1.0f, x.data(), in, weight.data(), in,
+       has_bias ? 1.0f : 0.0f, y.data(), out);
+  return y;
 }
 
 }  // namespace tfm

@@ -1,4 +1,5 @@
 #include "tfm/relu.hpp"
+#include "tfm/no_grad.hpp"
 
 namespace tfm {
 
@@ -6,11 +7,16 @@ namespace tfm {
 Tensor3 ReLU::forward(const Tensor3& x) {
   // x: [B, L, d]  ->  y: [B, L, d]
   Tensor3 y = Tensor3::from_shape(x.shape());
-  positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
   const float* in = x.data();
   float* out = y.data();
-  std::uint8_t* positive = positive_.data();
   const std::size_t n = x.size();
+  if (!grad_enabled()) {  // inference: the output alone
+#pragma omp parallel for simd if (n > (1 << 16))
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    return y;
+  }
+  positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
+  std::uint8_t* positive = positive_.data();
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) {
     positive[i] = in[i] > 0.0f;

@@ -9,16 +9,14 @@
 #include <ostream>
 #include <sstream>
 
+#include "tfm/chapter_helpers.hpp"
 #include "tfm/gradient_clipping.hpp"
+#include "tfm/no_grad.hpp"
 #include "tfm/progress_bar.hpp"
 #include "tfm/trace.hpp"
 
 namespace tfm {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Every step allocates and frees the same activations, megabytes each. By default glibc gives
 // every freed block above 128 KB back to the kernel (and trims the heap's top above 128 KB), so
@@ -54,6 +52,7 @@ void resume_training(Transformer& model, const Adam& optimizer) {
 double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
   model.set_training(false);
   CrossEntropy loss_fn(kPadId);
+  NoGrad no_grad;  // the held-out loss needs no backward: the forwards keep nothing
   double total = 0.0;
   std::size_t tokens = 0;
   for (const Batch& batch : batches) {

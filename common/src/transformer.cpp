@@ -18,6 +18,8 @@ BatchMasks make_masks(const TokenIds& src, const TokenIds& tgt_in) {
 // [make masks]
 
 namespace {
+constexpr trace::Component traced("Transformer");
+
 Config validated(const Config& c) {
   c.validate();
   return c;
@@ -54,50 +56,10 @@ Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
               "batch, tgt_len, src_len");
   const Tensor3 memory = encoder.forward(src, &masks_.source);
   const Tensor3 hidden = decoder.forward(tgt_in, memory, &masks_.target, &masks_.cross);
-  Tensor3 logits = generator.forward(hidden);
-  trace::step("Transformer", "project to the vocabulary", "logits", logits, "batch, tgt_len, tgt_vocab");
-  return logits;
+  return traced(generator.forward(hidden), "project to the vocabulary", "logits",
+                "batch, tgt_len, tgt_vocab");
 }
 // [transformer forward]
-
-// [transformer decode]
-Tensor3 Transformer::encode(const TokenIds& src) {
-  // src [B, S] -> memory [B, S, d_model]
-  trace::Scope scope("Transformer::encode");
-  trace::step("Transformer", "source tokens", "src", src, "batch, src_len");
-  const Mask source_mask = padding_mask(src, src.shape(1));
-  return encoder.forward(src, &source_mask);
-}
-
-Tensor3 Transformer::decode(const TokenIds& src, const Tensor3& memory, const TokenIds& tgt_in) {
-  // src [B, S], memory [B, S, d_model], tgt_in [B, T] -> logits [B, T, tgt_vocab]
-  trace::Scope scope("Transformer::decode (the whole prefix)");
-  require(src.shape(0) == tgt_in.shape(0), "Transformer::decode",
-          "source " + shape_string(src.shape()) + " and target " + shape_string(tgt_in.shape()) +
-              " have different batch sizes");
-  const Mask target_mask = decoder_self_mask(tgt_in);
-  const Mask cross_mask = padding_mask(src, tgt_in.shape(1));
-  const Tensor3 hidden = decoder.forward(tgt_in, memory, &target_mask, &cross_mask);
-  Tensor3 logits = generator.forward(hidden);
-  trace::step("Transformer", "project to the vocabulary", "logits", logits,
-              "batch, tgt_len, tgt_vocab");
-  return logits;
-}
-
-Tensor3 Transformer::decode_step(const TokenIds& src, const Tensor3& memory, const TokenIds& last,
-                                 std::size_t position, DecoderCache& cache) {
-  // src [B, S], memory [B, S, d_model], last [B, 1] -> logits [B, 1, tgt_vocab]
-  trace::Scope scope("Transformer::decode_step (position " + std::to_string(position) + ")");
-  require(src.shape(0) == last.shape(0), "Transformer::decode_step",
-          "source " + shape_string(src.shape()) + " and last token " + shape_string(last.shape()) +
-              " have different batch sizes");
-  const Mask cross_mask = padding_mask(src, 1);  // one query position
-  const Tensor3 hidden = decoder.forward_step(last, position, memory, &cross_mask, cache);
-  Tensor3 logits = generator.forward(hidden);
-  trace::step("Transformer", "project to the vocabulary", "logits", logits, "batch, 1, tgt_vocab");
-  return logits;
-}
-// [transformer decode]
 
 // [transformer backward]
 void Transformer::backward(const Tensor3& d_logits) {

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tfm/decoding.hpp"
 #include "tfm/trace.hpp"
 
 namespace tfm {
@@ -208,6 +209,29 @@ TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& tex
   TokenIds row = TokenIds::from_shape({1, ids.size()});
   std::copy(ids.begin(), ids.end(), row.begin());
   return row;
+}
+
+// [vowel forcing]
+TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
+                       const Vocabulary& target_vocabulary) {
+  // src [B, S] (vowels hidden as '*') -> forced [B, S]
+  const std::int32_t hidden = source_vocabulary.id(std::string(1, kVowelMask));
+  TokenIds forced = TokenIds::from_shape(src.shape());
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const std::int32_t id = src.data()[i];
+    // A '*' is the model's to fill; a letter or a space shown in the input is kept as it is.
+    forced.data()[i] = (id == hidden || (id >= 0 && id < kFirstSymbolId))
+                           ? kFreeToken
+                           : target_vocabulary.id(source_vocabulary.symbol(id));
+  }
+  return forced;
+}
+// [vowel forcing]
+
+std::vector<std::int32_t> vowel_ids(const Vocabulary& vocabulary) {
+  std::vector<std::int32_t> ids;
+  for (const char* vowel : {"a", "e", "i", "o", "u"}) ids.push_back(vocabulary.id(vowel));
+  return ids;
 }
 
 }  // namespace tfm

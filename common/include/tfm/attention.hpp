@@ -22,7 +22,7 @@ class ScaledDotProductAttention {
   /// q `[B, H, Lq, d_k]`, k `[B, H, Lk, d_k]`, v `[B, H, Lk, d_v]`, mask `[B, Lq, Lk]` (shared by
   /// the heads) or nullptr -> context `[B, H, Lq, d_v]`:
   /// softmax(Q Kᵀ / sqrt(d_k), blocked positions filled with -1e9) V.
-  /// Keeps q, k, v, the mask and the weights for backward.
+  /// Keeps q, k, v, the mask and the weights for backward (under NoGrad: nothing).
   Tensor4 forward(const Tensor4& q, const Tensor4& k, const Tensor4& v, const Mask* mask = nullptr);
 
   /// The gradients of the loss with respect to forward's three inputs.
@@ -34,7 +34,8 @@ class ScaledDotProductAttention {
   /// d_context `[B, H, Lq, d_v]` -> dq `[B, H, Lq, d_k]`, dk `[B, H, Lk, d_k]`, dv `[B, H, Lk, d_v]`.
   Grads backward(const Tensor4& d_context);
 
-  /// The attention weights of the last forward, `[B, H, Lq, Lk]`; every row sums to 1.
+  /// The attention weights of the last forward (with gradients on), `[B, H, Lq, Lk]`; every row
+  /// sums to 1.
   const Tensor4& weights() const { return weights_; }
 
  private:

@@ -3,6 +3,7 @@
 /// decoder layers that read the encoder's output.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -14,18 +15,6 @@
 
 namespace tfm {
 
-/// Everything incremental decoding keeps between steps, for the whole stack.
-struct DecoderCache {
-  std::vector<DecoderLayerCache> layers;  ///< one per decoder layer (created by the first step)
-  TokenIds tokens;  ///< `[B, t]`: every token fed so far, `<bos>` first (for the padding mask)
-
-  /// Positions fed so far, t: the position the next token will get.
-  std::size_t length() const { return tokens.shape(1); }
-  /// Keeps row `rows[i]` of the batch as row i, in every layer (beam search: each beam continues
-  /// its parent's cache).
-  void select_rows(const std::vector<std::size_t>& rows);
-};
-
 /// `h = Layers(Dropout(Embed(tgt_in) * sqrt(d_model) + PE), memory)`.
 class Decoder {
  public:
@@ -36,17 +25,6 @@ class Decoder {
   /// cross_mask `[B, T, S]` -> hidden states `[B, T, d]`.
   Tensor3 forward(const TokenIds& tgt_in, const Tensor3& memory, const Mask* self_mask,
                   const Mask* cross_mask);
-  /// Incremental decoding, one step, for inference (call set_training(false) first; there is no
-  /// backward): last `[B, 1]` (the token fed at `position`, `<bos>` at 0), memory `[B, S, d]`,
-  /// cross_mask `[B, 1, S]` -> hidden state of that position `[B, 1, d]`.
-  ///
-  /// The token gets the positional encoding of its TRUE position, `position` (reference 002
-  /// gave every new token position 0). `position` must equal cache.length(): step t feeds the
-  /// token at position t. memory is read at the first step only (the cross-attention caches its
-  /// projection). The result equals forward() on the whole prefix, at its last position.
-  Tensor3 forward_step(const TokenIds& last, std::size_t position, const Tensor3& memory,
-                       const Mask* cross_mask, DecoderCache& cache);
-
   /// d_hidden `[B, T, d]` -> d_memory `[B, S, d]` (summed over the layers); accumulates the
   /// gradients of every layer and of the embedding table.
   Tensor3 backward(const Tensor3& d_hidden);
@@ -60,6 +38,10 @@ class Decoder {
   bool training() const { return dropout_.training(); }
   /// `layers.<i>.*` (the embedding is registered by its owner).
   void collect_parameters(ParameterList& list);
+  /// The token table the decoder looks its ids up in (owned by the Transformer).
+  Embedding& embedding() { return *embedding_; }
+  /// The sin/cos table added to the embedded tokens.
+  const PositionalEncoding& positional_encoding() const { return positions_; }
 
   std::vector<DecoderLayer> layers;  ///< N layers, applied in order
 

@@ -14,12 +14,6 @@
 
 namespace tfm {
 
-/// What one decoder layer remembers between the steps of incremental decoding.
-struct DecoderLayerCache {
-  KeyValueCache self_attn;   ///< every target position fed so far; one more per step
-  KeyValueCache cross_attn;  ///< the encoder output, projected once at the first step
-};
-
 /// `x = Norm(x + SelfAttention(x, causal))`, `x = Norm(x + CrossAttention(x, memory))`,
 /// `x = Norm(x + FFN(x))`.
 class DecoderLayer {
@@ -39,14 +33,6 @@ class DecoderLayer {
   };
   /// dy `[B, T, d]` -> gradients of x and of memory; accumulates every parameter's gradient.
   Grads backward(const Tensor3& dy);
-
-  /// One step of incremental decoding (inference only, no backward): x `[B, 1, d]` (the newest
-  /// position), memory `[B, S, d]` (read only while cache.cross_attn is empty, i.e. at the first
-  /// step), self_mask `[B, 1, t + 1]` (which of the fed positions, this one included, may be
-  /// seen), cross_mask `[B, 1, S]` -> `[B, 1, d]`, the same as forward() on the whole prefix
-  /// gives at its last position. Appends this position's keys and values to `cache`.
-  Tensor3 forward_step(const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
-                       const Mask* cross_mask, DecoderLayerCache& cache);
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);

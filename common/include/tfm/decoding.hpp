@@ -9,17 +9,16 @@
 ///     step 1:  <bos> y0       -> y1        (uncached: the decoder re-runs on both tokens;
 ///     step 2:  <bos> y0 y1    -> y2         cached: it runs on the newest token only)
 ///
-/// The cached decoder keeps, per layer, the keys and values of every position fed so far
-/// (self-attention) and of the encoder output (cross-attention, projected once), so a step
-/// costs one position instead of t + 1. Both give the same tokens, and the same logits up to
-/// float rounding; the tests check it.
+/// The steps themselves, and the key/value cache, are IncrementalDecoder's
+/// (incremental_decoding.hpp). Both ways give the same tokens, and the same logits up to float
+/// rounding; the tests check it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "tfm/decoder.hpp"
+#include "tfm/incremental_decoding.hpp"
 #include "tfm/tensor.hpp"
 #include "tfm/transformer.hpp"
 #include "tfm/vocabulary.hpp"
@@ -45,7 +44,7 @@ struct DecodeOptions {
   /// any other id is emitted as is (its logits are still computed and reported).
   TokenIds forced;
   /// Empty = any id may be chosen; else the model chooses only among these ids at its free
-  /// steps (e.g. vowel_ids(): at the `*` of a vowel-restoration input only vowels).
+  /// steps (e.g. vowel_ids() of vowel_restoration.hpp: at the `*` of a vowel-restoration input only vowels).
   std::vector<std::int32_t> free_choices;
 };
 
@@ -86,45 +85,5 @@ class EvaluationMode {
   Transformer& model_;
   bool was_training_;
 };
-
-/// The decoder side of decoding, one step at a time, cached or not: what greedy decoding and
-/// beam search share. The source is encoded once, by the constructor. Inference only: the model
-/// must be in evaluation mode (see EvaluationMode).
-class StepDecoder {
- public:
-  /// src `[B, S]`; `cached` chooses the key/value cache or the whole-prefix reference.
-  StepDecoder(Transformer& model, const TokenIds& src, bool cached);
-
-  /// last `[B, 1]`: the token at position(), `<bos>` first -> logits `[B, 1, V]` of the next
-  /// position.
-  Tensor3 step(const TokenIds& last);
-  /// Keeps row `rows[i]` of everything (source, memory, cache or prefix) as row i: beam search
-  /// uses it to make K rows per source, then to let each beam continue its parent.
-  void select_rows(const std::vector<std::size_t>& rows);
-
-  /// The position the next fed token gets (tokens fed so far).
-  std::size_t position() const { return position_; }
-  /// Rows decoded in parallel.
-  std::size_t batch() const { return src_.shape(0); }
-
- private:
-  Transformer& model_;
-  bool cached_;
-  TokenIds src_;        // [B, S]
-  Tensor3 memory_;      // [B, S, d_model]: the encoder output, computed once
-  DecoderCache cache_;  // cached: every layer's keys and values
-  TokenIds prefix_;     // uncached: every token fed so far, [B, position]
-  std::size_t position_ = 0;
-};
-
-/// Forced tokens for vowel restoration: src `[B, S]` (text with its vowels hidden as `*`, ids
-/// of `source_vocabulary`) -> `[B, S]`: kFreeToken where src is `*` or a reserved id (nothing
-/// to copy), else the id of the same character in `target_vocabulary`. Every letter and space
-/// the input shows is thus kept; the model only fills in the `*`.
-TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
-                       const Vocabulary& target_vocabulary);
-/// The ids of a, e, i, o, u in `vocabulary`: DecodeOptions::free_choices for "at a `*` only a
-/// vowel may be chosen".
-std::vector<std::int32_t> vowel_ids(const Vocabulary& vocabulary);
 
 }  // namespace tfm

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 
 #include "tfm/parameter.hpp"
 #include "tfm/random.hpp"
@@ -17,11 +16,10 @@ class Linear {
   /// Initialised as PyTorch does: weight and bias uniform in ±1/√in_features.
   Linear(std::size_t in_features, std::size_t out_features, bool bias, Rng& rng);
 
-  /// x `[B, L, in]` -> y `[B, L, out]`. Keeps a copy of x for backward.
+  /// x `[B, L, in]` -> y `[B, L, out]`. Keeps a copy of x for backward (nothing under NoGrad).
   Tensor3 forward(const Tensor3& x);
-  /// The same without the copy: keeps `x` itself, which its owner may share with other layers
-  /// that need the same input again (self-attention's W_Q, W_K and W_V read one tensor).
-  Tensor3 forward(std::shared_ptr<const Tensor3> x);
+  /// The same for an x the caller no longer needs: it is kept without a copy.
+  Tensor3 forward(Tensor3&& x);
   /// dy `[B, L, out]` -> dx `[B, L, in]`; accumulates dW = dyᵀ x and db = Σ dy.
   Tensor3 backward(const Tensor3& dy);
 
@@ -39,7 +37,9 @@ class Linear {
 
  private:
   std::size_t in_, out_;
-  std::shared_ptr<const Tensor3> x_;  // forward's input, for dW
+  void check_input(const Tensor3& x) const;
+  Tensor3 x_;  // forward's input, for dW
+  bool has_forward_ = false;
 };
 
 }  // namespace tfm

@@ -1,9 +1,11 @@
 /// \file matmul.hpp
-/// \brief Matrix products through OpenBLAS `cblas_sgemm`, on contiguous row-major buffers.
+/// \brief The kernels: every matrix product of the model, on whole tensors.
 ///
-/// Every matrix product of the model goes through `gemm`. The tensor overloads check
-/// shapes and name them in the error; the batched forms run one product per leading index
-/// (heads of attention, batch of sequences) without copying.
+/// The layers write their products as formulas, `matmul(q, k, Op::kPlain, Op::kTransposed)` for
+/// \f$ Q K^\top \f$, and never see a pointer or a stride: those live in matmul.cpp alone, which
+/// calls OpenBLAS's `cblas_sgemm` (reading a transposed operand where it is stored, so nothing is
+/// copied), runs the products of a batch on the threads, and splits a big product across them.
+/// Every function checks the shapes and names both operands in the ShapeError.
 #pragma once
 
 #include <cstddef>
@@ -15,27 +17,31 @@ namespace tfm {
 /// Whether an operand is used as stored or transposed.
 enum class Op { kPlain, kTransposed };
 
-/// `C = alpha * op(A) * op(B) + beta * C` for row-major matrices, where `op(A)` is `[M, K]`,
-/// `op(B)` is `[K, N]` and `C` is `[M, N]`; `lda`, `ldb`, `ldc` are the row strides as stored.
-void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
-          std::size_t lda, const float* B, std::size_t ldb, float beta, float* C, std::size_t ldc);
+/// `alpha · op(a) op(b)` for matrices: `[M, K] · [K, N] -> [M, N]`.
+Tensor2 matmul(const Tensor2& a, const Tensor2& b, Op op_a = Op::kPlain, Op op_b = Op::kPlain,
+               float alpha = 1.0f);
 
-/// `batch` independent products; operand `i` starts at `A + i * stride_a` (likewise B, C).
-/// A stride of 0 reuses one operand for every product (e.g. one weight for every sequence).
-void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
-                  float alpha, const float* A, std::size_t lda, std::size_t stride_a, const float* B,
-                  std::size_t ldb, std::size_t stride_b, float beta, float* C, std::size_t ldc,
-                  std::size_t stride_c);
+/// Batched over the leading axis, as `torch.matmul`: `[B, M, K] · [B, K, N] -> [B, M, N]`, op
+/// applied to the last two axes of each operand; times alpha.
+Tensor3 matmul(const Tensor3& a, const Tensor3& b, Op op_a = Op::kPlain, Op op_b = Op::kPlain,
+               float alpha = 1.0f);
 
-/// `op(a) · op(b)` for matrices: `[M, K] · [K, N] -> [M, N]`.
-Tensor2 matmul(const Tensor2& a, const Tensor2& b, Op op_a = Op::kPlain, Op op_b = Op::kPlain);
+/// Batched over the two leading axes (batch and heads), as `torch.matmul`:
+/// `[B, H, M, K] · [B, H, K, N] -> [B, H, M, N]`, op applied to the last two axes; times alpha.
+Tensor4 matmul(const Tensor4& a, const Tensor4& b, Op op_a = Op::kPlain, Op op_b = Op::kPlain,
+               float alpha = 1.0f);
 
-/// Batched product over the leading axis: `[B, M, K] · [B, K, N] -> [B, M, N]` (with op applied to
-/// the last two axes of each operand).
-Tensor3 matmul(const Tensor3& a, const Tensor3& b, Op op_a = Op::kPlain, Op op_b = Op::kPlain);
+/// Every position times one matrix, as `torch.matmul` broadcasts it:
+/// x `[B, L, K]` · op(w) `[K, N]` -> `[B, L, N]` (one product of B·L rows, no copy).
+Tensor3 matmul(const Tensor3& x, const Tensor2& w, Op op_w = Op::kPlain);
 
-/// Batched product over the two leading axes:
-/// `[B, H, M, K] · [B, H, K, N] -> [B, H, M, N]` (with op applied to the last two axes).
-Tensor4 matmul(const Tensor4& a, const Tensor4& b, Op op_a = Op::kPlain, Op op_b = Op::kPlain);
+/// The weight gradient's form, summed over every position: `c += op(a) op(b)`, where the 3-D
+/// operands are read as matrices of B·L rows. `dW += dyᵀ x` is
+/// `matmul_accumulate(dW, dy, x, Op::kTransposed, Op::kPlain)`: `[out, B·L] · [B·L, in]`.
+void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, Op op_b);
+
+/// `nn.Linear`'s product: x `[B, L, in]`, weight `[out, in]`, bias `[out]` or empty ->
+/// `x Wᵀ + b` `[B, L, out]`, the bias added by the product itself (no second pass).
+Tensor3 linear(const Tensor3& x, const Tensor2& weight, const Tensor1& bias);
 
 }  // namespace tfm

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 #include "tfm/attention.hpp"
 #include "tfm/linear.hpp"
@@ -29,27 +28,6 @@ Tensor4 split_heads(const Tensor3& x, std::size_t n_heads);
 /// Puts the heads side by side again: x `[B, H, L, d_k]` -> `[B, L, H * d_k]` (a copy).
 /// PyTorch's `x.transpose(1, 2).contiguous().view(B, L, H * d_k)`. Its backward is split_heads.
 Tensor3 concat_heads(const Tensor4& x);
-
-/// The keys and values one attention has computed so far during incremental decoding
-/// (inference only), kept per head so that ScaledDotProductAttention reads them as they are.
-///
-/// Decoder self-attention appends one position per step (the token just fed); cross-attention
-/// fills it once, at the first step, with the projected encoder output and only reads it after.
-struct KeyValueCache {
-  Tensor4 keys;    ///< `[B, H, L, d_k]`: W_K of every memory row seen so far, split into heads
-  Tensor4 values;  ///< `[B, H, L, d_v]`: W_V likewise
-
-  /// Number of cached positions, L (0 before the first step).
-  std::size_t length() const { return keys.shape(2); }
-  /// Nothing cached yet?
-  bool empty() const { return keys.size() == 0; }
-  /// keys `[B, H, n, d_k]`, values `[B, H, n, d_v]` of n new positions -> appended after the
-  /// cached ones: `[B, H, L + n, d_k]`. Throws ShapeError if the batch, heads or widths differ.
-  void append(const Tensor4& new_keys, const Tensor4& new_values);
-  /// Keeps row `rows[i]` of the batch as row i (beam search: each beam continues its parent's
-  /// keys and values). Any row may be taken several times; an empty cache stays empty.
-  void select_rows(const std::vector<std::size_t>& rows);
-};
 
 /// Multi-head attention with the projections W_Q, W_K, W_V and W_O, each
 /// `nn.Linear(d_model, d_model, bias)`.
@@ -78,23 +56,10 @@ class MultiHeadAttention {
   /// the four projections. For self-attention the caller adds the two (the input was used twice).
   Grads backward(const Tensor3& d_output);
 
-  /// Incremental decoding, one step (inference only: nothing is kept for backward, which
-  /// throws after it). query_input `[B, 1, d_model]` (the newest position), new_memory
-  /// `[B, n, d_model]` or nullptr, mask `[B, 1, L]` or nullptr -> `[B, 1, d_model]`.
-  ///
-  /// Only new_memory is projected by W_K and W_V, and its keys and values are appended to
-  /// `cache` (L = cached + n positions); the query then attends to everything in the cache.
-  /// Self-attention passes the new position itself as new_memory; cross-attention passes the
-  /// encoder output at the first step and nullptr after. The result equals forward() on the
-  /// whole sequence, at its last position. (A query of several positions is allowed; the mask,
-  /// `[B, Lq, L]`, must then say which cached positions each may see.)
-  Tensor3 forward_cached(const Tensor3& query_input, const Tensor3* new_memory,
-                         KeyValueCache& cache, const Mask* mask = nullptr);
-
   /// Registers `w_q`, `w_k`, `w_v`, `w_o` (each `.weight` and, with bias, `.bias`).
   void collect_parameters(ParameterList& list);
 
-  /// Attention weights of the last forward, `[B, H, Lq, Lk]` (for heat maps).
+  /// Attention weights of the last forward with gradients on, `[B, H, Lq, Lk]` (for heat maps).
   const Tensor4& attention_weights() const { return attention_.weights(); }
   /// Number of heads, h.
   std::size_t n_heads() const { return n_heads_; }

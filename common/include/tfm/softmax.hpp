@@ -9,6 +9,8 @@
 
 #include <cstddef>
 
+#include "tfm/tensor.hpp"
+
 namespace tfm {
 
 /// Softmax of each row of a contiguous row-major `[rows, cols]` buffer: `x` -> `y`.
@@ -20,5 +22,21 @@ void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols);
 /// `dx` may alias `dy`.
 void softmax_rows_backward(const float* y, const float* dy, float* dx, std::size_t rows,
                            std::size_t cols);
+
+/// Softmax over the last axis of `x` `[B, H, Lq, Lk]` (every row of attention scores), computed
+/// in place in the tensor passed in, which is returned.
+inline Tensor4 softmax_rows(Tensor4 x) {
+  softmax_rows(x.data(), x.data(), x.size() / x.shape(3), x.shape(3));
+  return x;
+}
+
+/// Backward of the Tensor4 softmax_rows: `y` its output, `dy` the upstream gradient (both
+/// `[B, H, Lq, Lk]`) -> dx, computed in place in the `dy` passed in.
+inline Tensor4 softmax_rows_backward(const Tensor4& y, Tensor4 dy) {
+  require(y.shape() == dy.shape(), "softmax_rows_backward",
+          "y " + shape_string(y.shape()) + " and dy " + shape_string(dy.shape()) + " differ");
+  softmax_rows_backward(y.data(), dy.data(), dy.data(), y.size() / y.shape(3), y.shape(3));
+  return dy;
+}
 
 }  // namespace tfm

@@ -11,8 +11,17 @@
 ///
 /// The trace is produced by the library itself, so the chapters never re-type a shape.
 /// When it is off (the default) every call returns after one branch on a global flag.
+///
+/// A layer traces a step where it computes it, without a second line:
+/// \code
+/// constexpr trace::Component traced("MultiHeadAttention");
+/// const Tensor3 q = traced(w_q.forward(x), "project queries", "Q", "batch, len_q, d_model");
+/// \endcode
+/// A Capture keeps the lines as text and as Records (component, step, tensor, shape, axes,
+/// depth), which a chapter can fold or filter without parsing the text.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -29,10 +38,36 @@ bool set_enabled(bool on);
 /// Sends trace lines to `out` (default: std::cout). Tests pass a std::ostringstream.
 void set_output(std::ostream& out);
 
-/// Writes one trace line, already formatted, at the current depth.
+/// One line of the trace, as data.
+struct Record {
+  /// What the line is.
+  enum class Kind {
+    kScope,  ///< the title of a nesting level; the records after it are one deeper
+    kStep,   ///< one step of a component and the shape it produced
+    kNote,   ///< free text
+  };
+  Kind kind = Kind::kNote;  ///< scope, step or note
+  int depth = 0;            ///< nesting level (0 = outermost); printed as 2 spaces each
+  std::string component;    ///< step: the component, e.g. "MultiHeadAttention"
+  std::string what;         ///< step: what it did, e.g. "split heads"
+  std::string tensor;       ///< step: the result's name, e.g. "Q"
+  std::string shape;        ///< step: the result's shape, e.g. "[2, 8, 5, 64]"
+  std::string axes;         ///< step: the names of its axes, e.g. "batch, heads, len_q, d_k"
+  std::string text;         ///< scope: its title; note: its text
+
+  /// The line as printed, without the indentation:
+  /// `[component] what   tensor -> [shape]   (axes)` for a step.
+  std::string line() const;
+  /// Is it the same step or scope as `other` at the same depth (what the trace shows)?
+  bool operator==(const Record& other) const;
+  /// The opposite of operator==.
+  bool operator!=(const Record& other) const { return !(*this == other); }
+};
+
+/// Writes one trace line, already formatted, at the current depth (a note).
 void write_line(const std::string& text);
 
-/// Formats and writes one step:
+/// Writes one step:
 /// `[component] what   tensor -> [shape]   (axes)`.
 void write_step(const std::string& component, const std::string& what, const std::string& tensor,
                 const std::string& shape, const std::string& axes);
@@ -44,6 +79,27 @@ inline void step(const char* component, const char* what, const char* tensor_nam
   if (!enabled()) return;
   write_step(component, what, tensor_name, shape_string(tensor.shape()), axes);
 }
+
+/// The steps of one component, traced where they are computed:
+/// `traced(expression, what, name, axes)` reports the step and returns the expression's tensor.
+class Component {
+ public:
+  /// `name` is shown in brackets on every step, e.g. `[FeedForward]`.
+  constexpr explicit Component(const char* name) : name_(name) {}
+  /// Reports step `what`, which produced `tensor` (named `tensor_name`, axes `axes`), and returns
+  /// the tensor (moved, not copied).
+  template <class Tensor>
+  Tensor operator()(Tensor tensor, const char* what, const char* tensor_name,
+                    const char* axes) const {
+    step(name_, what, tensor_name, tensor, axes);
+    return tensor;
+  }
+  /// The component's name.
+  constexpr const char* name() const { return name_; }
+
+ private:
+  const char* name_;
+};
 
 /// Writes a free-form note at the current depth (only when the trace is on).
 void note(const std::string& text);
@@ -75,7 +131,14 @@ class Enable {
   bool previous_;
 };
 
-/// Captures the trace into a list of lines for the lifetime of the object (for tests).
+/// Prints records as the trace prints them: each at its depth, one line each.
+void print(const std::vector<Record>& records, std::ostream& out);
+
+/// The end of the scope that opens at `records[begin]`: the index of the first record after
+/// its last nested one (records.size() at the end). For a step or a note, begin + 1.
+std::size_t scope_end(const std::vector<Record>& records, std::size_t begin);
+
+/// Captures the trace, as text and as records, for the lifetime of the object.
 class Capture {
  public:
   Capture();
@@ -86,6 +149,8 @@ class Capture {
   std::vector<std::string> lines() const;
   /// Everything written so far, indentation and newlines included.
   std::string text() const;
+  /// The lines written so far, as data.
+  const std::vector<Record>& records() const;
 
  private:
   struct Impl;

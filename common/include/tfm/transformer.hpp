@@ -48,24 +48,6 @@ class Transformer {
   /// d_logits `[B, T, tgt_vocab]` -> accumulates the gradient of every parameter.
   void backward(const Tensor3& d_logits);
 
-  /// Decoding, part 1: src `[B, S]` -> memory `[B, S, d_model]`, the encoder alone (with the
-  /// source's padding mask). Computed once per batch; every decoding step reads it.
-  ///
-  /// encode, decode and decode_step reuse the layers' forward passes, which overwrite what
-  /// forward() kept for backward: finish a training step before decoding.
-  Tensor3 encode(const TokenIds& src);
-  /// The uncached decoder: src `[B, S]` (only its padding is read), memory = encode(src)
-  /// `[B, S, d_model]`, tgt_in `[B, T]` -> logits `[B, T, tgt_vocab]`. Equals
-  /// forward(src, tgt_in). Re-running it on the whole prefix at every step is the readable
-  /// reference the cached decode_step is checked against.
-  Tensor3 decode(const TokenIds& src, const Tensor3& memory, const TokenIds& tgt_in);
-  /// The cached decoder, one step (inference only: call set_training(false) first; no
-  /// backward): src `[B, S]`, memory `[B, S, d_model]`, last `[B, 1]` (the token at `position`,
-  /// `<bos>` at 0; `position` must equal cache.length()) -> logits `[B, 1, tgt_vocab]` for the
-  /// token at position + 1. Equals the last position of decode() on the whole prefix.
-  Tensor3 decode_step(const TokenIds& src, const Tensor3& memory, const TokenIds& last,
-                      std::size_t position, DecoderCache& cache);
-
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);
   /// Calls `visit` on every Dropout inside, always in the same order (the one walk that

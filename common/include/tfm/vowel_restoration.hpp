@@ -123,4 +123,15 @@ TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& tex
 /// their indices, in order. What chapter 11 tests on and computes its held-out loss on.
 std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::size_t count);
 
+/// Forced tokens for decoding vowel restoration (DecodeOptions::forced): src `[B, S]` (text with
+/// its vowels hidden as `*`, ids of `source_vocabulary`) -> `[B, S]`: kFreeToken (decoding.hpp)
+/// where src is `*` or a reserved id (nothing to copy), else the id of the same character in
+/// `target_vocabulary`. Every letter and space the input shows is thus kept; the model only fills
+/// in the `*`.
+TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
+                       const Vocabulary& target_vocabulary);
+/// The ids of a, e, i, o, u in `vocabulary`: DecodeOptions::free_choices for "at a `*` only a
+/// vowel may be chosen".
+std::vector<std::int32_t> vowel_ids(const Vocabulary& vocabulary);
+
 }  // namespace tfm
