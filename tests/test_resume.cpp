@@ -32,11 +32,8 @@ std::vector<std::vector<float>> state_of(const ParameterList& params, const Adam
 }
 
 TrainingOptions steps(std::size_t n, const Config& config) {
-  TrainingOptions options;
+  TrainingOptions options = TrainingOptions::from_config(config);
   options.max_steps = n;
-  options.schedule = LearningRateSchedule::from_config(config);
-  options.label_smoothing = config.label_smoothing;
-  options.clip_norm = config.clip_norm;
   options.trace_first_step = false;
   return options;
 }

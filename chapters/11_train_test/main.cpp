@@ -18,10 +18,8 @@
 
 #include "tfm/checkpoint.hpp"
 #include "tfm/command_line.hpp"
-#include "tfm/decoding.hpp"
+#include "tfm/chapter_helpers.hpp"
 #include "tfm/evaluation.hpp"
-#include "tfm/heatmap.hpp"
-#include "tfm/line_chart.hpp"
 #include "tfm/progress_bar.hpp"
 #include "tfm/task.hpp"
 #include "tfm/trace.hpp"
@@ -116,19 +114,17 @@ tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const tf
       if (assignment.rfind(key + "=", 0) == 0)
         throw UsageError("--set " + key + ": chapter 11 takes it from the task's data");
   const std::string checkpoint = !o.load.empty() ? o.load : o.average.empty() ? "" : o.average.front();
-  tfm::Config config;
-  if (checkpoint.empty()) {
-    config = task.fit(tfm::config_from_command_line(cli, task.model));
-    if (o.seed) config.seed = *o.seed;
-  } else {
+  tfm::Config base = task.model;
+  if (!checkpoint.empty()) {
     const tfm::CheckpointHeader header = tfm::read_checkpoint_header(checkpoint);
     tfm::require_same_vocabulary(header.src_vocabulary, task.src_vocabulary, "source");
     tfm::require_same_vocabulary(header.tgt_vocabulary, task.tgt_vocabulary, "target");
-    config = header.config;
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-    if (o.seed) config.seed = *o.seed;  // a resumed run may deliberately draw other batches
-    config.validate();
+    base = header.config;
   }
+  tfm::Config config = tfm::config_from_command_line(cli, base);  // --preset, then every --set
+  if (checkpoint.empty()) config = task.fit(config);
+  if (o.seed) config.seed = *o.seed;  // a resumed run may deliberately draw other batches
+  config.validate();
   // What needs the model's sizes, checked before anything is built or trained.
   const std::size_t layers = std::min(config.n_encoder_layers, config.n_decoder_layers);
   if (o.layer.value_or(layers - 1) >= layers || o.head >= config.n_heads)
@@ -146,57 +142,6 @@ tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const tf
 }
 // [options]
 
-void write_loss_curve(const tfm::TrainingHistory& h, const std::string& task_name) {
-  tfm::ChartSeries train{"train", {}, {}, "#1f77b4"}, held_out{"held-out", {}, {}, "#d62728"};
-  train.x.assign(h.steps.begin(), h.steps.end());
-  train.y = h.train_loss;
-  held_out.x.assign(h.eval_steps.begin(), h.eval_steps.end());
-  held_out.y = h.held_out_loss;
-  const std::string path = "loss_curve_" + task_name + ".svg";
-  tfm::write_line_chart_svg(path, {train, held_out},
-                            {"Cross-entropy while training (" + task_name + ")", "step", "loss", true});
-  std::cout << "wrote " << path << "\n";
-}
-
-// [heat maps]
-// One example's attention, as three pictures: encoder self-attention, decoder self-attention
-// and cross-attention, for a chosen layer and head.
-void write_attention_maps(tfm::Transformer& model, const tfm::Task& task, const tfm::TokenIds& src,
-                          const tfm::TokenIds& output, std::size_t layer, std::size_t head) {
-  tfm::TokenIds tgt_in = tfm::TokenIds::from_shape({1, output.shape(1)});
-  tgt_in(0, 0) = tfm::kBosId;
-  for (std::size_t t = 1; t < output.shape(1); ++t) tgt_in(0, t) = output(0, t - 1);
-  tfm::EvaluationMode eval(model);
-  model.forward(src, tgt_in);
-
-  auto labels = [](const tfm::Vocabulary& v, const tfm::TokenIds& ids) {
-    std::vector<std::string> out;
-    for (std::size_t t = 0; t < ids.shape(1); ++t) out.push_back(v.symbol(ids(0, t)));
-    return out;
-  };
-  const auto src_labels = labels(task.src_vocabulary, src), tgt_labels = labels(task.tgt_vocabulary, tgt_in);
-  const std::string where = " (layer " + std::to_string(layer) + ", head " + std::to_string(head) + ")";
-  struct Picture { const char* file; std::string title; const tfm::Tensor4* weights; std::vector<std::string> rows, cols; };
-  const Picture pictures[] = {
-      {"attention_encoder_self.svg", "Encoder self-attention" + where,
-       &model.encoder.layers[layer].self_attn.attention_weights(), src_labels, src_labels},
-      {"attention_decoder_self.svg", "Decoder self-attention (causal)" + where,
-       &model.decoder.layers[layer].self_attn.attention_weights(), tgt_labels, tgt_labels},
-      {"attention_cross.svg", "Cross-attention: decoder queries, encoder keys" + where,
-       &model.decoder.layers[layer].cross_attn.attention_weights(), tgt_labels, src_labels},
-  };
-  for (const Picture& p : pictures) {
-    tfm::HeatmapOptions options;
-    options.title = p.title;
-    options.x_label = "key";
-    options.y_label = "query";
-    options.row_labels = p.rows;
-    options.column_labels = p.cols;
-    tfm::write_heatmap_svg(p.file, xt::view(*p.weights, 0, head), options);
-    std::cout << "wrote " << p.file << "\n";
-  }
-}
-// [heat maps]
 
 }  // namespace
 
@@ -230,26 +175,15 @@ int main(int argc, char** argv) {
     // [train]
     // The budget: --steps and/or --minutes; else the task's steps, except after --load or
     // --average, where only an explicit budget trains (so that --load DIR --restore TEXT restores).
-    tfm::TrainingOptions training;
-    std::string trained;  // the training's summary line, if it trained
+    tfm::TrainingOptions training = tfm::TrainingOptions::from_config(config);
     const bool use_default = !o.steps && !o.minutes && o.load.empty() && o.average.empty();
     training.max_steps = use_default ? task.default_steps : o.steps.value_or(0);
     training.max_seconds = 60.0 * o.minutes.value_or(0.0);
     training.eval_every = o.eval_every;
-    training.clip_norm = config.clip_norm;
-    training.label_smoothing = config.label_smoothing;
-    training.schedule = tfm::LearningRateSchedule::from_config(config);
     const tfm::CheckpointHeader header{config, task.src_vocabulary, task.tgt_vocabulary};
     training.checkpoint_every = o.save_every;
-    training.checkpoint = [&](std::size_t step) {
-      const std::string dir = o.save + "-step" + std::to_string(step);
-      try {
-        tfm::save_checkpoint(dir, header, params, &optimizer);
-      } catch (const tfm::CheckpointError& e) {  // one lost snapshot must not cost the whole run
-        return std::string("warning: ") + e.what() + "; training goes on";
-      }
-      return "saved " + dir;
-    };
+    training.checkpoint = tfm::periodic_checkpoints(o.save, header, params, optimizer);
+    std::string trained;  // the training's summary line, if it trained
     if (training.max_steps > 0 || training.max_seconds > 0) {
       std::cout << "learning rate: " << training.schedule.describe() << "\n\nThe first training step, traced:\n";
       tfm::trace::Enable trace;
@@ -261,7 +195,9 @@ int main(int argc, char** argv) {
                                                       std::cout, tfm::ProgressBar::stdout_is_terminal());
       trained = tfm::summary(history);
       std::cout << trained;
-      write_loss_curve(history, task.name);
+      const std::string curve = "loss_curve_" + task.name + ".svg";
+      tfm::write_loss_curve_svg(curve, history, "Cross-entropy while training (" + task.name + ")");
+      std::cout << "wrote " << curve << "\n";
     }
     // [train]
     // An average has no optimizer state of its own: it is saved as weights only.
@@ -291,7 +227,10 @@ int main(int argc, char** argv) {
     const std::size_t layer = o.layer.value_or(std::min(config.n_encoder_layers, config.n_decoder_layers) - 1);
     tfm::TokenIds src = xt::view(task.held_out.front().src, xt::range(0, 1), xt::all());
     if (task.vowels) src = tfm::restore_source_ids(task.src_vocabulary, "th* t*m* tr*v*ll*r s*t d*wn", config.max_len);
-    write_attention_maps(model, task, src, tfm::decode(model, task, src, 1, o.keep_letters), layer, o.head);
+    const tfm::TokenIds tgt_in = tfm::shifted_right(tfm::decode(model, task, src, 1, o.keep_letters));
+    for (const std::string& file :
+         tfm::write_attention_maps(model, src, tgt_in, task.src_vocabulary, task.tgt_vocabulary, layer, o.head))
+      std::cout << "wrote " << file << "\n";
     return 0;
   });
 }

@@ -5,6 +5,7 @@
 
 #include <xtensor/xview.hpp>
 
+#include "tfm/decoding.hpp"
 #include "tfm/heatmap.hpp"
 
 namespace tfm {
@@ -59,6 +60,50 @@ void write_attention_heatmap(const std::string& path, const std::string& title,
   }
   write_heatmap_svg(path, grid, options);
 }
+
+TokenIds shifted_right(const TokenIds& output) {
+  // output [B, T] -> tgt_in [B, T]: <bos> y0 ... y(T-2)
+  TokenIds tgt_in = TokenIds::from_shape(output.shape());
+  for (std::size_t b = 0; b < output.shape(0); ++b) {
+    tgt_in(b, 0) = kBosId;
+    for (std::size_t t = 1; t < output.shape(1); ++t) tgt_in(b, t) = output(b, t - 1);
+  }
+  return tgt_in;
+}
+
+// [heat maps]
+std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,
+                                              const TokenIds& tgt_in, const Vocabulary& source,
+                                              const Vocabulary& target, std::size_t layer,
+                                              std::size_t head) {
+  EvaluationMode eval(model);
+  model.forward(src, tgt_in);  // every attention keeps its weights for the pictures
+  const auto src_labels = token_labels(source, src, 0), tgt_labels = token_labels(target, tgt_in, 0);
+  const std::string where = " (layer " + std::to_string(layer) + ", head " + std::to_string(head) + ")";
+  struct Picture {
+    const char* file;
+    const char* title;
+    const Tensor4& weights;
+    const std::vector<std::string>& queries;
+    const std::vector<std::string>& keys;
+  };
+  const Picture pictures[] = {
+      {"attention_encoder_self.svg", "Encoder self-attention",
+       model.encoder.layers.at(layer).self_attn.attention_weights(), src_labels, src_labels},
+      {"attention_decoder_self.svg", "Decoder self-attention (causal)",
+       model.decoder.layers.at(layer).self_attn.attention_weights(), tgt_labels, tgt_labels},
+      {"attention_cross.svg", "Cross-attention: decoder queries, encoder keys",
+       model.decoder.layers.at(layer).cross_attn.attention_weights(), tgt_labels, src_labels},
+  };
+  std::vector<std::string> written;
+  for (const Picture& p : pictures) {
+    write_attention_heatmap(p.file, p.title + where, attention_head(p.weights, 0, head), p.queries,
+                            p.keys, /*unit_scale=*/false);
+    written.push_back(p.file);
+  }
+  return written;
+}
+// [heat maps]
 
 Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, Rng& rng) {
   Tensor3 t = Tensor3::from_shape({batch, len, d});

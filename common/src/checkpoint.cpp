@@ -157,6 +157,21 @@ std::string destination_problem(const fs::path& target) {
 
 }  // namespace
 
+std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,
+                                                                  const CheckpointHeader& header,
+                                                                  const ParameterList& params,
+                                                                  const Adam& optimizer) {
+  return [prefix, header, &params, &optimizer](std::size_t step) {
+    const std::string dir = prefix + "-step" + std::to_string(step);
+    try {
+      save_checkpoint(dir, header, params, &optimizer);
+    } catch (const CheckpointError& e) {
+      return std::string("warning: ") + e.what() + "; training goes on";
+    }
+    return "saved " + dir;
+  };
+}
+
 void save_checkpoint_or_rescue(const std::string& dir, const std::string& rescue_dir,
                                const CheckpointHeader& header, const ParameterList& params,
                                const Adam* optimizer) {

@@ -11,6 +11,7 @@
 
 #include "tfm/chapter_helpers.hpp"
 #include "tfm/gradient_clipping.hpp"
+#include "tfm/line_chart.hpp"
 #include "tfm/no_grad.hpp"
 #include "tfm/progress_bar.hpp"
 #include "tfm/trace.hpp"
@@ -31,6 +32,14 @@ void keep_freed_memory_for_reuse() {
 
 }  // namespace
 
+TrainingOptions TrainingOptions::from_config(const Config& config) {
+  TrainingOptions options;
+  options.clip_norm = config.clip_norm;
+  options.label_smoothing = config.label_smoothing;
+  options.schedule = LearningRateSchedule::from_config(config);
+  return options;
+}
+
 std::string summary(const TrainingHistory& h) {
   std::ostringstream line;
   line.setf(std::ios::fixed);
@@ -43,6 +52,12 @@ std::string summary(const TrainingHistory& h) {
   if (!h.held_out_loss.empty()) line << "; held-out loss " << h.held_out_loss.back();
   line << "\n";
   return line.str();
+}
+
+void write_loss_curve_svg(const std::string& path, const TrainingHistory& h, const std::string& title) {
+  ChartSeries train{"train", {h.steps.begin(), h.steps.end()}, h.train_loss, "#1f77b4"};
+  ChartSeries held_out{"held-out", {h.eval_steps.begin(), h.eval_steps.end()}, h.held_out_loss, "#d62728"};
+  write_line_chart_svg(path, {train, held_out}, {title, "step", "loss", true});
 }
 
 void resume_training(Transformer& model, const Adam& optimizer) {

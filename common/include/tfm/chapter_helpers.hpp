@@ -1,6 +1,7 @@
 /// \file chapter_helpers.hpp
 /// \brief Small helpers the chapters' programs share: attention weights as a grid of numbers or
-/// as a heat map, token labels, random stand-in tensors, and a stopwatch.
+/// as heat maps (of one layer, or of a whole trained model: chapter 11), token labels, random
+/// stand-in tensors, and a stopwatch.
 #pragma once
 
 #include <chrono>
@@ -10,6 +11,7 @@
 
 #include "tfm/random.hpp"
 #include "tfm/tensor.hpp"
+#include "tfm/transformer.hpp"
 #include "tfm/vocabulary.hpp"
 
 namespace tfm {
@@ -39,6 +41,19 @@ Tensor2 heads_side_by_side(const Tensor4& weights, std::size_t b);
 void write_attention_heatmap(const std::string& path, const std::string& title,
                              const Tensor2& grid, const std::vector<std::string>& query_labels,
                              const std::vector<std::string>& key_labels, bool unit_scale = true);
+
+/// The decoder's input for a decoded output `[B, T]`: `<bos>` then the output without its last
+/// token, `[B, T]` (what teacher forcing would have fed to produce it).
+TokenIds shifted_right(const TokenIds& output);
+
+/// One example's attention in a trained model, as three heat maps of layer `layer`, head `head`:
+/// the encoder's self-attention, the decoder's causal self-attention and the cross-attention,
+/// after a forward of src `[1, S]` and tgt_in `[1, T]` in evaluation mode. Returns the files
+/// written: attention_encoder_self.svg, attention_decoder_self.svg, attention_cross.svg.
+std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,
+                                              const TokenIds& tgt_in, const Vocabulary& source,
+                                              const Vocabulary& target, std::size_t layer,
+                                              std::size_t head);
 
 /// `[batch, len, d]` drawn from N(0, 1): stand-ins for vectors of a layer's width.
 Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, Rng& rng);

@@ -28,6 +28,8 @@
 /// comes next and how far every dropout generator has gone (see tfm::resume_training).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -60,6 +62,14 @@ struct CheckpointHeader {
 /// that cannot be a file name (empty, starting with '.', containing '/') or is registered twice.
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer = nullptr);
+
+/// What TrainingOptions::checkpoint needs for the paper's periodic checkpoints: saves
+/// `prefix`-step<S> (optimizer state included) and returns "saved ..."; a save that fails returns
+/// a warning instead of throwing, since one lost snapshot must not cost the whole run.
+std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,
+                                                                  const CheckpointHeader& header,
+                                                                  const ParameterList& params,
+                                                                  const Adam& optimizer);
 
 /// save_checkpoint(dir, ...); if that fails, the same checkpoint is written to `rescue_dir`
 /// instead, so that what was trained (an hour, maybe) is not lost to a full disk or a directory

@@ -40,6 +40,10 @@ struct TrainingOptions {
   /// Saves the model as of step `step` (e.g. to the paper's checkpoints "written at 10-minute
   /// intervals", which it then averages) and returns a line for the progress output.
   std::function<std::string(std::size_t step)> checkpoint;
+
+  /// The options a configuration asks for: its clip_norm, its label_smoothing and its learning
+  /// rate schedule (LearningRateSchedule::from_config); no budget yet.
+  static TrainingOptions from_config(const Config& config);
 };
 
 /// The loss curve and totals of a run.
@@ -53,6 +57,11 @@ struct TrainingHistory {
   /// Target tokens per second over the run.
   double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0.0; }
 };
+
+/// Draws the training loss (and the held-out loss where it was measured) against the step, on a
+/// logarithmic axis, as an SVG line chart titled `title`.
+void write_loss_curve_svg(const std::string& path, const TrainingHistory& history,
+                          const std::string& title);
 
 /// Prepares a model and an optimizer loaded from a checkpoint to go on exactly as the saved run
 /// would have: every Dropout skips the masks of the optimizer's steps_taken() steps (one
