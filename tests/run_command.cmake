@@ -3,9 +3,9 @@
 #   -DEXE=<path> -DARGS=<;-list, empty elements kept> -DEXPECTED_CODE=<n>
 #   [-DSTDERR_REGEX=<regex>] [-DSTDOUT_REGEX=<regex>] [-DFORBIDDEN_REGEX=<regex on stdout+stderr>]
 #   (a regex that is absent or empty is not checked)
-#   [-DCORPUS=<file>]  writes a small English text there first (for --corpus)
+#   [-DCORPUS=<file>]  writes a small English text there first (for --corpus; "" for none)
 # A crash shows as a signal name ("Segmentation fault", "Child aborted"), never as the code.
-if(DEFINED CORPUS)
+if(NOT "${CORPUS}" STREQUAL "")
   set(paragraph "The old man walked down to the harbour every morning before the sun was up. He liked to watch the boats go out and to listen to the gulls above the water. When the wind was cold he wore the grey coat his daughter had made for him. ")
   string(REPEAT "${paragraph}" 12 text)
   file(WRITE "${CORPUS}" "${text}\n")
@@ -32,6 +32,6 @@ endif()
 if(NOT "${FORBIDDEN_REGEX}" STREQUAL "" AND "${out}${err}" MATCHES "${FORBIDDEN_REGEX}")
   message(FATAL_ERROR "the output matches '${FORBIDDEN_REGEX}', which it must not\n${shown}")
 endif()
-if(DEFINED CORPUS)
+if(NOT "${CORPUS}" STREQUAL "")
   file(REMOVE "${CORPUS}")
 endif()

@@ -106,12 +106,6 @@ void print_windows(const tfm::VowelRestoration& vowels, tfm::Split split,
   }
 }
 
-std::size_t at_least_one(const tfm::CommandLine& cli, const std::string& name) {
-  const long long value = cli.integer(name);
-  if (value < 1) throw tfm::UsageError("option '" + name + "' must be at least 1");
-  return static_cast<std::size_t>(value);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,12 +119,11 @@ int main(int argc, char** argv) {
         .option("--batch", "N", "examples per batch", "4")
         .option("--seed", "N", "seed of the shuffling and of the copy task", "1");
     if (!cli.parse(argc, argv)) return 0;
-    const std::size_t batch_size = at_least_one(cli, "--batch");
-    const long long seed = cli.integer("--seed");
-    if (seed < 0) throw tfm::UsageError("option '--seed' must be >= 0");
+    const std::size_t batch_size = cli.count("--batch", 1, 65536);
+    const std::size_t seed = cli.count("--seed");
     tfm::VowelOptions options;
-    options.window = at_least_one(cli, "--window");
-    options.stride = at_least_one(cli, "--stride");
+    options.window = cli.count("--window", 1, 100000);
+    options.stride = cli.count("--stride", 1, 100000);
     options.held_out_fraction = cli.number("--held-out");
     // Read the corpus first: a bad --corpus is reported before anything is printed.
     const tfm::VowelRestoration vowels =
@@ -163,7 +156,7 @@ int main(int argc, char** argv) {
                 << "symbols '1' .. '" << copy.num_symbols() << "' as ids 4 .. "
                 << copy.vocabulary().size() - 1 << "\n";
       // [copy usage]
-      tfm::Rng rng(static_cast<std::uint64_t>(seed));
+      tfm::Rng rng(seed);
       const tfm::Batch batch = copy.batch(batch_size, rng);
       // [copy usage]
       for (std::size_t b = 0; b < std::min<std::size_t>(2, batch.size()); ++b) {
@@ -180,7 +173,7 @@ int main(int argc, char** argv) {
         tfm::trace::Scope batch_scope("first training batch (shuffled)");
         // [vowel usage]
         tfm::BatchSampler train_order(vowels.num_windows(tfm::Split::kTrain), batch_size,
-                                      tfm::Order::kShuffled, static_cast<std::uint64_t>(seed));
+                                      tfm::Order::kShuffled, seed);
         // ... then at every training step:
         const std::vector<std::size_t> indices = train_order.next();
         const tfm::Batch batch = vowels.batch(tfm::Split::kTrain, indices);

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
         .option("--svg", "PATH", "where to write the heat map of the table", "positional_encoding.svg");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
-    const std::size_t d = config.d_model;
+    const std::size_t d = config.d_model, seed = cli.count("--seed");
 
     const tfm::PositionalEncoding pe(config.max_len, d);
     std::cout << "Preset '" << config.preset << "': d_model = " << d << ", max_len = " << config.max_len
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     // "ich mochte ein bier P" and "ich mochte ein cola P".
     // [embed and encode]
     const tfm::TokenIds ids = {{1, 2, 3, 4, 0}, {1, 2, 3, 5, 0}};
-    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Rng rng(seed);
     tfm::Embedding embedding(config.src_vocab_size, d, rng);
     tfm::Tensor3 x;
     {

@@ -59,19 +59,14 @@ int main(int argc, char** argv) {
         .option("--causal-svg", "PATH", "heat map of the causal weights",
                 "attention_weights_causal.svg");
     if (!cli.parse(argc, argv)) return 0;
-    const auto positive = [&](const char* name) {
-      const long long n = cli.integer(name);
-      if (n <= 0) throw tfm::UsageError(std::string(name) + " must be positive");
-      return static_cast<std::size_t>(n);
-    };
-    const std::size_t H = positive("--heads"), d_k = positive("--d-k");
+    const std::size_t H = cli.count("--heads", 1, 64), d_k = cli.count("--d-k", 1, 1024);
     const std::size_t B = kSentence.shape(0), L = kSentence.shape(1), d_model = H * d_k;
 
     // [inputs]
     // A random embedding table [vocab, d_model] (chapter 03 scales it and adds positions; plain
     // rows are enough here). Sentence b's token i becomes x[b, i, :], and head h reads its own
     // slice x[b, i, h*d_k : (h+1)*d_k]. Self-attention: queries, keys and values are all x.
-    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Rng rng(cli.count("--seed"));
     tfm::Tensor2 table = tfm::Tensor2::from_shape({kWords.size(), d_model});
     rng.fill_normal(table, 0.0f, 1.0f);
     tfm::Tensor4 x = tfm::Tensor4::from_shape({B, H, L, d_k});

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     const std::size_t d = config.d_model;
 
     // [build layer]
-    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Rng rng(cli.count("--seed"));
     tfm::MultiHeadAttention mha(d, config.n_heads, config.attention_bias, rng);
     // [build layer]
     std::printf(

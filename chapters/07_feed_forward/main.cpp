@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t d = config.d_model, d_ff = config.d_ff;
-    const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
+    const auto seed = cli.count("--seed");
 
     // [build ffn]
     tfm::Rng rng(seed);

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     const std::size_t d = config.d_model;
 
     // [build layers]
-    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Rng rng(cli.count("--seed"));
     tfm::EncoderLayer encoder_layer(config, rng);
     tfm::DecoderLayer decoder_layer(config, rng);
     // [build layers]

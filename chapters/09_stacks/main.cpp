@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
         .option("--seed", "N", "seed of the weights, the dropout masks and the upstream gradient", "0");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
+    const std::size_t seed = cli.count("--seed");
 
     // nlp-tutorial's two sentence pairs, with their own word vocabularies (chapter 02).
     const tfm::ToyTranslation data;
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
         double(config.dropout), config.src_vocab_size, config.tgt_vocab_size);
 
     // [build stacks]
-    tfm::Rng rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Rng rng(seed);
     tfm::Embedding src_embedding(config.src_vocab_size, config.d_model, rng);
     tfm::Embedding tgt_embedding(config.tgt_vocab_size, config.d_model, rng);
     tfm::Encoder encoder(config, src_embedding, rng);
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
     // Reference 000 shares one table between source and target. Here one table of
     // max(source, target) rows serves both stacks: its gradient is the sum of the two scatters,
     // the encoder's at the source ids and the decoder's at the target ids.
-    tfm::Rng shared_rng(static_cast<std::uint64_t>(cli.integer("--seed")));
+    tfm::Rng shared_rng(seed);
     tfm::Embedding shared(std::max(config.src_vocab_size, config.tgt_vocab_size), config.d_model,
                           shared_rng);
     tfm::Encoder shared_encoder(config, shared, shared_rng);

@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
         .flag("--eval", "time in evaluation mode (dropout off) instead of training mode");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
-    const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
-    const long long repeat = std::max(1LL, cli.integer("--repeat"));
+    const auto seed = cli.count("--seed");
+    const std::size_t repeat = cli.count("--repeat", 1, 1000);
 
     // [build model]
     const tfm::Clock::time_point build_start = Clock::now();
@@ -151,14 +151,14 @@ int main(int argc, char** argv) {
     // The traced pass above was the warm-up; now the same forward with the trace off.
     model.set_training(!cli.flag_set("--eval"));
     std::vector<double> times;
-    for (long long r = 0; r < repeat; ++r) {
+    for (std::size_t r = 0; r < repeat; ++r) {
       const Clock::time_point start = Clock::now();
       out = model.forward(src, trg);
       times.push_back(tfm::seconds_since(start));
     }
     std::sort(times.begin(), times.end());
     // [time forward]
-    std::printf("Forward pass, %s mode: %.3f s (median of %lld, after one warm-up pass)\n\n",
+    std::printf("Forward pass, %s mode: %.3f s (median of %zu, after one warm-up pass)\n\n",
                 cli.flag_set("--eval") ? "evaluation" : "training", times[times.size() / 2], repeat);
 
     // [masks]
