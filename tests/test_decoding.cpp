@@ -45,16 +45,6 @@ TokenIds column(const TokenIds& ids, std::size_t t) {
   return out;
 }
 
-// The decoder's inputs when it emitted `tokens` [B, T]: <bos> followed by tokens[:, :-1].
-TokenIds shifted_right(const TokenIds& tokens) {
-  TokenIds tgt_in = TokenIds::from_shape(tokens.shape());
-  for (std::size_t b = 0; b < tokens.shape(0); ++b) {
-    tgt_in(b, 0) = kBosId;
-    for (std::size_t t = 1; t < tokens.shape(1); ++t) tgt_in(b, t) = tokens(b, t - 1);
-  }
-  return tgt_in;
-}
-
 // The id greedy decoding must choose from one row of logits: the largest among `choices` (all
 // ids if empty), the smallest id on ties.
 std::int32_t expected_choice(const float* logits, std::size_t vocab,

@@ -18,6 +18,7 @@
 
 #include "tfm/checkpoint.hpp"
 #include "tfm/command_line.hpp"
+#include "tfm/decoding.hpp"
 #include "tfm/chapter_helpers.hpp"
 #include "tfm/evaluation.hpp"
 #include "tfm/progress_bar.hpp"

@@ -61,16 +61,6 @@ void write_attention_heatmap(const std::string& path, const std::string& title,
   write_heatmap_svg(path, grid, options);
 }
 
-TokenIds shifted_right(const TokenIds& output) {
-  // output [B, T] -> tgt_in [B, T]: <bos> y0 ... y(T-2)
-  TokenIds tgt_in = TokenIds::from_shape(output.shape());
-  for (std::size_t b = 0; b < output.shape(0); ++b) {
-    tgt_in(b, 0) = kBosId;
-    for (std::size_t t = 1; t < output.shape(1); ++t) tgt_in(b, t) = output(b, t - 1);
-  }
-  return tgt_in;
-}
-
 // [heat maps]
 std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,
                                               const TokenIds& tgt_in, const Vocabulary& source,

@@ -136,4 +136,14 @@ DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const Decode
 }
 // [greedy decode]
 
+TokenIds shifted_right(const TokenIds& tokens) {
+  // tokens [B, T] -> tgt_in [B, T]: <bos> y0 ... y(T-2)
+  TokenIds tgt_in = TokenIds::from_shape(tokens.shape());
+  for (std::size_t b = 0; b < tokens.shape(0); ++b) {
+    tgt_in(b, 0) = kBosId;
+    for (std::size_t t = 1; t < tokens.shape(1); ++t) tgt_in(b, t) = tokens(b, t - 1);
+  }
+  return tgt_in;
+}
+
 }  // namespace tfm

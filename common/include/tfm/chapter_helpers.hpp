@@ -42,10 +42,6 @@ void write_attention_heatmap(const std::string& path, const std::string& title,
                              const Tensor2& grid, const std::vector<std::string>& query_labels,
                              const std::vector<std::string>& key_labels, bool unit_scale = true);
 
-/// The decoder's input for a decoded output `[B, T]`: `<bos>` then the output without its last
-/// token, `[B, T]` (what teacher forcing would have fed to produce it).
-TokenIds shifted_right(const TokenIds& output);
-
 /// One example's attention in a trained model, as three heat maps of layer `layer`, head `head`:
 /// the encoder's self-attention, the decoder's causal self-attention and the cross-attention,
 /// after a forward of src `[1, S]` and tgt_in `[1, T]` in evaluation mode. Returns the files

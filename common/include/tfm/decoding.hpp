@@ -69,6 +69,10 @@ DecodeResult greedy_decode(Transformer& model, const TokenIds& src,
 std::size_t check_decode_options(const Transformer& model, const TokenIds& src,
                                  const DecodeOptions& options, const char* who);
 
+/// The decoder's inputs when it emitted `tokens` `[B, T]`: `<bos>` followed by tokens[:, :-1],
+/// `[B, T]` — what teacher forcing feeds to score (or draw the attention of) a decoded output.
+TokenIds shifted_right(const TokenIds& tokens);
+
 /// Switches a model to evaluation mode (dropout off) for the lifetime of the object and restores
 /// the previous mode after.
 class EvaluationMode {
