@@ -43,6 +43,16 @@ std::string normalize_text(const std::string& raw);
 /// The encoder's view: a, e, i, o, u replaced by `*`; everything else unchanged.
 std::string mask_vowels(const std::string& text);
 
+/// The source ids of one line a person typed for the task (chapter 11's `--restore`, e.g.
+/// `th* t*m* m*ch*n*`), checked as user input: throws std::invalid_argument (a VocabularyError
+/// for an unknown character, naming it and its index) for an empty text, a character
+/// `vocabulary` does not know, or more characters than `max_len`, the model's positional table.
+/// The messages are `the text is empty`, `unknown character 'H' at index 0 of "H3llo"; ...` and
+/// `the text has 65 characters but the model's positional table holds 64`; a program prefixes
+/// them with the option's name.
+std::vector<std::int32_t> restore_input_ids(const Vocabulary& vocabulary, const std::string& text,
+                                            std::size_t max_len);
+
 /// The character vocabulary of the task: `<pad>` 0, `<bos>` 1, `<eos>` 2, `<unk>` 3,
 /// `*` 4, space 5, `a` 6 .. `z` 31 (32 ids).
 Vocabulary vowel_vocabulary();
