@@ -637,16 +637,24 @@ TEST_CASE("Checkpoint: a save removes what saves killed earlier left, and nothin
     std::ofstream(tmp.path / name / "config.txt") << "# preset tiny\n";
     return tmp.path / name;
   };
-  // What a run killed during a save leaves: removed.
+  // What a run killed during a save leaves: removed, beside this checkpoint and beside the
+  // other checkpoints in place in the same folder (--save-every's DIR-step<S>, a dotted name).
   const fs::path staging = make_dir("ckpt.saving." + dead + ".0");
   const fs::path previous = make_dir("ckpt.previous." + dead + ".12");
+  save_checkpoint((tmp.path / "ckpt-step4").string(), tiny_header(), params);
+  save_checkpoint((tmp.path / "my.ckpt").string(), tiny_header(), params);
+  const fs::path step_staging = make_dir("ckpt-step4.saving." + dead + ".3");
+  const fs::path dotted_previous = make_dir("my.ckpt.previous." + dead + ".1");
   // What must stay: a live process's save, names that are not exactly the pattern, another
-  // checkpoint's leftovers, a file, and a symbolic link (not followed, not removed).
+  // checkpoint's leftovers (ckpt2 and other are not in place), a folder holding a file no save
+  // writes, a file, and a symbolic link (not followed, not removed).
   const std::vector<fs::path> kept = {
       make_dir("ckpt.saving." + alive + ".0"), make_dir("ckpt.saving." + dead + ".x"),
       make_dir("ckpt.saving." + dead + ".0.bak"), make_dir("ckpt.saving." + dead),
       make_dir("ckpt.saved." + dead + ".0"), make_dir("ckpt.saving.-" + dead + ".0"),
-      make_dir("ckpt2.saving." + dead + ".0"), make_dir("other.previous." + dead + ".0")};
+      make_dir("ckpt2.saving." + dead + ".0"), make_dir("other.previous." + dead + ".0"),
+      make_dir("ckpt.saving." + dead + ".5")};
+  std::ofstream(kept.back() / "notes.txt") << "not a file a save writes";
   std::ofstream(tmp.path / ("ckpt.saving." + dead + ".7")) << "a file";
   const fs::path precious = make_dir("precious");
   fs::create_directory_symlink(precious, tmp.path / ("ckpt.previous." + dead + ".8"));
@@ -654,6 +662,8 @@ TEST_CASE("Checkpoint: a save removes what saves killed earlier left, and nothin
   save_checkpoint(dir.string(), tiny_header(), params);
   CHECK_FALSE(fs::exists(staging));
   CHECK_FALSE(fs::exists(previous));
+  CHECK_FALSE(fs::exists(step_staging));
+  CHECK_FALSE(fs::exists(dotted_previous));
   for (const fs::path& path : kept) CHECK(fs::is_directory(path));
   CHECK(fs::is_regular_file(tmp.path / ("ckpt.saving." + dead + ".7")));
   CHECK(fs::is_symlink(tmp.path / ("ckpt.previous." + dead + ".8")));

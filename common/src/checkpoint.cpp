@@ -232,12 +232,13 @@ fs::path target_path(const std::string& dir) {
 
 // ---- leftovers of saves that were killed ---------------------------------------------------
 
-// A directory a save of `target` by a process that no longer runs left beside it:
-// "<name>.saving.<pid>.<n>" (a half-written or complete new checkpoint) or
+// A directory that a save of "<name>" by a process that no longer runs left beside it:
+// "<name>.saving.<pid>.<n>" (a half-written, or complete, new checkpoint) or
 // "<name>.previous.<pid>.<n>" (the old checkpoint, moved aside for the swap).
 struct Leftover {
   fs::path path;
-  bool previous;  // ".previous": it may be the only copy of the checkpoint if <name> is missing
+  std::string checkpoint;  // <name>
+  bool previous;           // ".previous": the only copy of the checkpoint if <name> is missing
 };
 
 // 1 to 10 decimal digits and nothing else (a pid, a save counter), or -1.
@@ -253,30 +254,41 @@ bool process_exists(long long pid) {
   return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
 }
 
-// Every directory beside `target` named exactly as save_checkpoint names its staging and old
-// copies, whose process no longer exists. Anything else, a live process's in particular, is
-// not touched: the name must match to the last character, the entry must be a real directory
-// (not a symbolic link), and kill(pid, 0) must answer ESRCH.
-std::vector<Leftover> dead_leftovers(const fs::path& target) {
-  std::vector<Leftover> found;
-  const std::string base = target.filename().string() + ".";
+// Does `folder` hold only what save_checkpoint writes (config.txt, the vocabularies,
+// parameters/, optimizer/)? A folder with anything else is not this program's to delete.
+bool holds_only_checkpoint_files(const fs::path& folder) {
+  static const std::set<std::string> names = {"config.txt", "src_vocabulary.txt", "tgt_vocabulary.txt",
+                                              "parameters", "optimizer"};
   std::error_code ec;
-  for (auto it = fs::directory_iterator(target.parent_path(), ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() <= base.size() || name.compare(0, base.size(), base) != 0) continue;
-    // <kind>.<pid>.<n>
-    const std::string rest = name.substr(base.size());
-    const auto dot1 = rest.find('.');
-    const auto dot2 = dot1 == std::string::npos ? std::string::npos : rest.find('.', dot1 + 1);
-    if (dot2 == std::string::npos) continue;
-    const std::string kind = rest.substr(0, dot1);
+  for (auto it = fs::directory_iterator(folder, ec); it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec || !names.count(it->path().filename().string())) return false;
+  }
+  return !ec;
+}
+
+// Every entry of `folder` that is, to the last character, "<name>.saving.<pid>.<n>" or
+// "<name>.previous.<pid>.<n>", a real directory (not a symbolic link) holding only checkpoint
+// files, of a pid for which kill(pid, 0) answers ESRCH. Anything else, a live process's save in
+// particular, is never listed.
+std::vector<Leftover> dead_leftovers(const fs::path& folder) {
+  std::vector<Leftover> found;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    // Read from the right: <name>.<kind>.<pid>.<n>; <name> may contain dots itself.
+    const std::string entry = it->path().filename().string();
+    const auto dot3 = entry.rfind('.');
+    const auto dot2 = dot3 == 0 || dot3 == std::string::npos ? std::string::npos : entry.rfind('.', dot3 - 1);
+    const auto dot1 = dot2 == 0 || dot2 == std::string::npos ? std::string::npos : entry.rfind('.', dot2 - 1);
+    if (dot1 == std::string::npos || dot1 == 0) continue;
+    const std::string kind = entry.substr(dot1 + 1, dot2 - dot1 - 1);
     if (kind != "saving" && kind != "previous") continue;
-    const long long pid = small_number(rest.substr(dot1 + 1, dot2 - dot1 - 1));
-    if (pid <= 0 || small_number(rest.substr(dot2 + 1)) < 0) continue;
+    const long long pid = small_number(entry.substr(dot2 + 1, dot3 - dot2 - 1));
+    if (pid <= 0 || small_number(entry.substr(dot3 + 1)) < 0) continue;
     std::error_code status_error;
-    if (!fs::is_directory(fs::symlink_status(it->path(), status_error)) || process_exists(pid)) continue;
-    found.push_back({it->path(), kind == "previous"});
+    if (!fs::is_directory(fs::symlink_status(it->path(), status_error)) || process_exists(pid) ||
+        !holds_only_checkpoint_files(it->path()))
+      continue;
+    found.push_back({it->path(), entry.substr(0, dot1), kind == "previous"});
   }
   return found;
 }
@@ -285,10 +297,12 @@ std::vector<Leftover> dead_leftovers(const fs::path& target) {
 std::string killed_save_hint(const std::string& dir) {
   if (dir.empty()) return "";
   std::error_code ec;
-  const fs::path target = fs::absolute(fs::path(dir), ec).lexically_normal();
-  if (ec || !target.has_filename()) return "";
-  for (const Leftover& leftover : dead_leftovers(target))
-    if (leftover.previous && fs::exists(leftover.path / "config.txt"))
+  fs::path target = fs::absolute(fs::path(dir), ec).lexically_normal();
+  if (ec) return "";
+  if (!target.has_filename()) target = target.parent_path();
+  for (const Leftover& leftover : dead_leftovers(target.parent_path()))
+    if (leftover.previous && leftover.checkpoint == target.filename().string() &&
+        fs::is_regular_file(leftover.path / "config.txt", ec))
       return "; '" + leftover.path.string() + "' holds the checkpoint that a save killed halfway left behind: "
              "rename it to '" + dir + "' to use it";
   return "";
@@ -299,11 +313,12 @@ std::string killed_save_hint(const std::string& dir) {
 std::vector<std::string> remove_dead_leftovers(const std::string& dir) {
   std::vector<std::string> removed;
   const fs::path target = target_path(dir);
-  // Only beside a checkpoint that is in place: without one, a ".previous" copy may be the only
-  // copy there is (the process was killed between the two renames of the swap).
-  std::error_code ec;
-  if (!fs::is_regular_file(target / "config.txt", ec)) return removed;
-  for (const Leftover& leftover : dead_leftovers(target)) {
+  for (const Leftover& leftover : dead_leftovers(target.parent_path())) {
+    // Only beside a checkpoint that is in place under its real name: without one, a ".previous"
+    // copy is the only copy there is (the process was killed between the two renames of the
+    // swap) and the ".saving" one may be the newer checkpoint. Both then wait for a person.
+    std::error_code ec;
+    if (!fs::is_regular_file(target.parent_path() / leftover.checkpoint / "config.txt", ec)) continue;
     fs::remove_all(leftover.path, ec);
     if (!ec) removed.push_back(leftover.path.string());
   }

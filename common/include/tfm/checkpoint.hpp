@@ -19,8 +19,9 @@
 /// which then replaces DIR by two renames, so a save that fails (a full disk, a bad name) leaves
 /// the previous checkpoint as it was. Were the process killed exactly between the two renames,
 /// the previous checkpoint would survive as `DIR.previous.<pid>.<n>`. Such leftovers of a run
-/// that was killed are removed by the next save of DIR (remove_dead_leftovers()), and a read of
-/// a missing DIR points at a surviving `DIR.previous.<pid>.<n>`.
+/// that was killed are removed by the next save into the same directory
+/// (remove_dead_leftovers()), and a read of a missing DIR points at a surviving
+/// `DIR.previous.<pid>.<n>`.
 ///
 /// Reading checks everything before changing anything: a missing, extra, truncated or
 /// wrongly-shaped parameter, a NaN or an infinity in any tensor, a malformed configuration, one
@@ -83,11 +84,13 @@ CheckpointHeader read_checkpoint_header(const std::string& dir);
 /// read_checkpoint_header and the fuzz target.
 Config parse_checkpoint_config(const std::string& text, const std::string& name);
 
-/// Removes what saves of `dir` by processes that no longer run left beside it:
-/// `DIR.saving.<pid>.<n>` and `DIR.previous.<pid>.<n>`, exactly so named, real directories, with
-/// `kill(pid, 0)` failing with ESRCH. Does nothing unless `dir` holds a checkpoint (config.txt):
-/// without one, a `.previous` copy may be the only copy there is. Returns the removed paths.
-/// save_checkpoint() calls it before writing and after the swap; a program may call it at start.
+/// Removes what saves killed earlier left in the directory that holds `dir`:
+/// `<name>.saving.<pid>.<n>` and `<name>.previous.<pid>.<n>` beside any checkpoint `<name>` that
+/// is in place (`dir` itself, or the `DIR-step<S>` of --save-every). Only exactly so named,
+/// real directories (not symbolic links) that hold nothing but checkpoint files, of a `pid` for
+/// which `kill(pid, 0)` fails with ESRCH. Without `<name>` in place nothing of it is removed: a
+/// `.previous` copy is then the only copy. Returns the removed paths. save_checkpoint() calls it
+/// before writing and after the swap; a program may call it at start.
 std::vector<std::string> remove_dead_leftovers(const std::string& dir);
 
 /// Copies the weights saved in `dir` into `params`, after checking that every registered
