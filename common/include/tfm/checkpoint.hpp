@@ -84,13 +84,13 @@ CheckpointHeader read_checkpoint_header(const std::string& dir);
 /// read_checkpoint_header and the fuzz target.
 Config parse_checkpoint_config(const std::string& text, const std::string& name);
 
-/// Removes what saves killed earlier left in the directory that holds `dir`:
-/// `<name>.saving.<pid>.<n>` and `<name>.previous.<pid>.<n>` beside any checkpoint `<name>` that
-/// is in place (`dir` itself, or the `DIR-step<S>` of --save-every). Only exactly so named,
-/// real directories (not symbolic links) that hold nothing but checkpoint files, of a `pid` for
-/// which `kill(pid, 0)` fails with ESRCH. Without `<name>` in place nothing of it is removed: a
-/// `.previous` copy is then the only copy. Returns the removed paths. save_checkpoint() calls it
-/// before writing and after the swap; a program may call it at start.
+/// Removes what saves killed earlier left in the directory that holds `dir`. These are
+/// `NAME.saving.<pid>.<n>` and `NAME.previous.<pid>.<n>` beside any checkpoint NAME that is in
+/// place (`dir` itself, or the step checkpoints --save-every writes beside it). Only exactly so
+/// named, real directories (not symbolic links) that hold nothing but checkpoint files, of a
+/// `pid` for which `kill(pid, 0)` fails with ESRCH. Without NAME in place nothing of it is
+/// removed: a `.previous` copy is then the only copy. Returns the removed paths.
+/// save_checkpoint() calls it before writing and after the swap; a program may call it at start.
 std::vector<std::string> remove_dead_leftovers(const std::string& dir);
 
 /// Copies the weights saved in `dir` into `params`, after checking that every registered

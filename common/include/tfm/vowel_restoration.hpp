@@ -43,8 +43,8 @@ std::string normalize_text(const std::string& raw);
 /// The encoder's view: a, e, i, o, u replaced by `*`; everything else unchanged.
 std::string mask_vowels(const std::string& text);
 
-/// The source ids of one line a person typed for the task (chapter 11's `--restore`, e.g.
-/// `th* t*m* m*ch*n*`), checked as user input: throws std::invalid_argument (a VocabularyError
+/// The source ids of one line a person typed for the task, checked as user input. For chapter
+/// 11's `--restore` (e.g. `th* t*m* m*ch*n*`): throws std::invalid_argument (a VocabularyError
 /// for an unknown character, naming it and its index) for an empty text, a character
 /// `vocabulary` does not know, or more characters than `max_len`, the model's positional table.
 /// The messages are `the text is empty`, `unknown character 'H' at index 0 of "H3llo"; ...` and
