@@ -7,12 +7,26 @@ target_compile_options(tfm_options INTERFACE -Wall -Wextra -Wpedantic
   # xstorage.hpp trips a false -Warray-bounds through xt::argmax at -O2 (xtensor 0.24.3).
   -Wno-array-bounds)
 
-if(TFM_NATIVE AND NOT TFM_SANITIZE)
+if(TFM_NATIVE AND NOT TFM_SANITIZE AND NOT TFM_BUILD_FUZZERS)
   target_compile_options(tfm_options INTERFACE -march=native)
 endif()
 
 if(TFM_SANITIZE)
   target_compile_options(tfm_options INTERFACE
     -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(tfm_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# The fuzz build (fuzz/run): libFuzzer needs every function instrumented for coverage, and the
+# sanitizers turn a silent out-of-bounds read or an undefined operation into a crash it reports.
+if(TFM_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "TFM_BUILD_FUZZERS needs Clang's libFuzzer: configure with "
+                        "-DCMAKE_CXX_COMPILER=clang++ (fuzz/run does), not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  # (-Wno-pass-failed: under the sanitizers Clang cannot vectorise the `omp simd` loops and
+  # says so once per loop; that costs the fuzz build speed, not correctness.)
+  target_compile_options(tfm_options INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+    -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wno-pass-failed)
   target_link_options(tfm_options INTERFACE -fsanitize=address,undefined)
 endif()

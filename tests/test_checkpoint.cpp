@@ -4,12 +4,16 @@
 // exported from PyTorch (tools/checkpoint_interop.py) gives PyTorch's logits.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -322,7 +326,8 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   SECTION("an unknown config key") {
     std::ofstream(config_file, std::ios::app) << "colour=blue\n";
     action = read_header;
-    says = {config_lines + std::to_string(Config::keys().size() + 2), "unknown config key 'colour'"};
+    // After "# preset", a line per key and the "# model as saved:" line.
+    says = {config_lines + std::to_string(Config::keys().size() + 3), "unknown config key 'colour'"};
   }
   SECTION("a malformed config value") {
     replace_in_file(config_file, "d_model=8\n", "d_model=eight\n");
@@ -346,6 +351,7 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   }
   SECTION("a vocabulary larger than the model's") {
     replace_in_file(config_file, "src_vocab_size=9\n", "src_vocab_size=7\n");
+    replace_in_file(config_file, ": src_vocab_size=9 ", ": src_vocab_size=7 ");  // the record too
     action = read_header;
     says = {"the source vocabulary has 9 symbols but the model's src_vocab_size is 7"};
   }
@@ -358,6 +364,69 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
     const Vocabulary task(Tokenization::kWords, {"x", "y", "z", "w", "v", "t"});
     action = [&, task] { require_same_vocabulary(read_checkpoint_header(dir.string()).tgt_vocabulary, task, "target"); };
     says = {"target vocabulary does not match", "id 9 is 'u' in the checkpoint but 't' here"};
+  }
+  SECTION("a NaN weight") {
+    const fs::path file = weights / "generator.weight.npy";  // [10, 8]
+    std::vector<float> values(80, 0.25f);
+    values[1 * 8 + 2] = std::nanf("");
+    save_npy(file.string(), values.data(), {10, 8});
+    action = load;
+    says = {file.string(), "holds NaN at index [1, 2] (value 11 of 80)", "parameter 'generator.weight'",
+            "did training diverge"};
+  }
+  SECTION("an infinite weight") {
+    const fs::path file = weights / "encoder.layers.0.norm1.bias.npy";  // [8]
+    std::vector<float> values(8, 0.0f);
+    values[7] = -std::numeric_limits<float>::infinity();
+    save_npy(file.string(), values.data(), {8});
+    action = load;
+    says = {file.string(), "holds -inf at index [7]", "parameter 'encoder.layers.0.norm1.bias'"};
+  }
+  SECTION("n_heads edited: a valid value that changes no shape") {
+    replace_in_file(config_file, "n_heads=2\n", "n_heads=8\n");
+    action = read_header;
+    const std::string record_line = std::to_string(Config::keys().size() + 2);  // "# preset", the keys
+    says = {config_lines + "5: n_heads=8, but the checkpoint was saved with n_heads=2 (line " + record_line +
+                ", '# model as saved:')",
+            "n_heads changes no tensor's shape", "train a new one instead of editing config.txt"};
+  }
+  SECTION("max_len edited") {
+    replace_in_file(config_file, "max_len=16\n", "max_len=32\n");
+    action = read_header;
+    says = {config_lines + "14: max_len=32, but the checkpoint was saved with max_len=16"};
+  }
+  SECTION("n_heads that does not divide d_model") {
+    replace_in_file(config_file, "n_heads=2\n", "n_heads=3\n");
+    action = read_header;
+    says = {"config.txt: invalid config: d_model (8) must be divisible by n_heads (3)"};
+  }
+  SECTION("a learning rate of inf") {
+    replace_in_file(config_file, "learning_rate=0.01\n", "learning_rate=inf\n");
+    action = read_header;
+    says = {config_lines + "18: config key 'learning_rate' needs a finite number, got 'inf'"};
+  }
+  SECTION("a dropout of nan") {
+    replace_in_file(config_file, "dropout=0\n", "dropout=nan\n");
+    action = read_header;
+    says = {config_lines + "9: config key 'dropout' needs a finite number, got 'nan'"};
+  }
+  SECTION("a damaged '# model as saved' line") {
+    replace_in_file(config_file, " n_heads=2", " n_heads");
+    action = read_header;
+    says = {config_lines + std::to_string(Config::keys().size() + 2) +
+            ": the '# model as saved:' line has 'n_heads', expected each model key once as key=value"};
+  }
+  SECTION("d_model=4000000000, the record edited too") {
+    replace_in_file(config_file, "d_model=8\n", "d_model=4000000000\n");
+    replace_in_file(config_file, " d_model=8 ", " d_model=4000000000 ");
+    action = read_header;
+    says = {"config.txt': loading the checkpoint (d_model 4000000000", "needs about", "GiB (parameters",
+            "but this machine has", "choose smaller sizes"};
+  }
+  SECTION("d_model=4000000000, the record left as it was") {
+    replace_in_file(config_file, "d_model=8\n", "d_model=4000000000\n");
+    action = read_header;
+    says = {config_lines + "4: d_model=4000000000, but the checkpoint was saved with d_model=8"};
   }
   SECTION("a missing directory (header)") {
     action = [&] { read_checkpoint_header((tmp.path / "nowhere").string()); };
@@ -427,6 +496,32 @@ TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer 
   SECTION("a bad step count") {
     std::ofstream(state / "state.txt", std::ios::trunc) << "steps=-1\n";
     says = {"state.txt", "expected 'steps=N'", "'steps=-1'"};
+  }
+  SECTION("an absurd step count") {
+    std::ofstream(state / "state.txt", std::ios::trunc) << "steps=999999999999999999\n";
+    says = {"state.txt': steps=999999999999999999 is more than any run could have taken (at most 1000000000000)"};
+  }
+  SECTION("a negative second moment") {
+    const fs::path file = state / "generator.weight.v.npy";  // [10, 8]
+    std::vector<float> values(80, 1e-6f);
+    values[3 * 8 + 1] = -0.5f;
+    save_npy(file.string(), values.data(), {10, 8});
+    says = {file.string(), "holds -0.500000 at index [3, 1]", "the second moment of 'generator.weight'",
+            "never negative"};
+  }
+  SECTION("a NaN first moment") {
+    const fs::path file = state / "decoder.layers.0.ffn.linear2.bias.m.npy";  // [8]
+    std::vector<float> values(8, 0.0f);
+    values[0] = std::nanf("");
+    save_npy(file.string(), values.data(), {8});
+    says = {file.string(), "holds NaN at index [0]", "the first moment of 'decoder.layers.0.ffn.linear2.bias'"};
+  }
+  SECTION("an infinite second moment") {
+    const fs::path file = state / "src_embedding.weight.v.npy";  // [9, 8]
+    std::vector<float> values(72, 0.0f);
+    values[71] = std::numeric_limits<float>::infinity();
+    save_npy(file.string(), values.data(), {9, 8});
+    says = {file.string(), "holds +inf at index [8, 7]", "the second moment of 'src_embedding.weight'"};
   }
   check_checkpoint_error([&] { load_optimizer_state(dir.string(), params, adam); }, says);
   CHECK(adam.steps_taken() == 0);
@@ -550,6 +645,115 @@ TEST_CASE("Checkpoint: a save that fails at the end of training is rescued, not 
   check_checkpoint_error(
       [&] { save_checkpoint_or_rescue(tmp.file("file") + "/a", tmp.file("file") + "/b", tiny_header(), params); },
       {"instead failed too"});
+}
+
+namespace {
+
+// The pid of a process that has ended: a child that exits at once, waited for. (The kernel
+// hands pids out in increasing order, so it is not reused within a test.)
+pid_t dead_pid() {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  return child;
+}
+
+}  // namespace
+
+TEST_CASE("Checkpoint: a save removes what saves killed earlier left, and nothing else", "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "leftovers");
+  const fs::path dir = tmp.path / "ckpt";
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  save_checkpoint(dir.string(), tiny_header(), params);
+
+  const std::string dead = std::to_string(dead_pid());
+  const std::string alive = std::to_string(::getpid());
+  const auto make_dir = [&](const std::string& name) {
+    fs::create_directories(tmp.path / name / "parameters");
+    std::ofstream(tmp.path / name / "config.txt") << "# preset tiny\n";
+    return tmp.path / name;
+  };
+  // What a run killed during a save leaves: removed, beside this checkpoint and beside the
+  // other checkpoints in place in the same folder (--save-every's DIR-step<S>, a dotted name).
+  const fs::path staging = make_dir("ckpt.saving." + dead + ".0");
+  const fs::path previous = make_dir("ckpt.previous." + dead + ".12");
+  save_checkpoint((tmp.path / "ckpt-step4").string(), tiny_header(), params);
+  save_checkpoint((tmp.path / "my.ckpt").string(), tiny_header(), params);
+  const fs::path step_staging = make_dir("ckpt-step4.saving." + dead + ".3");
+  const fs::path dotted_previous = make_dir("my.ckpt.previous." + dead + ".1");
+  // What must stay: a live process's save, names that are not exactly the pattern, another
+  // checkpoint's leftovers (ckpt2 and other are not in place), a folder holding a file no save
+  // writes, a file, and a symbolic link (not followed, not removed).
+  const std::vector<fs::path> kept = {
+      make_dir("ckpt.saving." + alive + ".0"), make_dir("ckpt.saving." + dead + ".x"),
+      make_dir("ckpt.saving." + dead + ".0.bak"), make_dir("ckpt.saving." + dead),
+      make_dir("ckpt.saved." + dead + ".0"), make_dir("ckpt.saving.-" + dead + ".0"),
+      make_dir("ckpt2.saving." + dead + ".0"), make_dir("other.previous." + dead + ".0"),
+      make_dir("ckpt.saving." + dead + ".5")};
+  std::ofstream(kept.back() / "notes.txt") << "not a file a save writes";
+  std::ofstream(tmp.path / ("ckpt.saving." + dead + ".7")) << "a file";
+  const fs::path precious = make_dir("precious");
+  fs::create_directory_symlink(precious, tmp.path / ("ckpt.previous." + dead + ".8"));
+
+  save_checkpoint(dir.string(), tiny_header(), params);
+  CHECK_FALSE(fs::exists(staging));
+  CHECK_FALSE(fs::exists(previous));
+  CHECK_FALSE(fs::exists(step_staging));
+  CHECK_FALSE(fs::exists(dotted_previous));
+  for (const fs::path& path : kept) CHECK(fs::is_directory(path));
+  CHECK(fs::is_regular_file(tmp.path / ("ckpt.saving." + dead + ".7")));
+  CHECK(fs::is_symlink(tmp.path / ("ckpt.previous." + dead + ".8")));
+  CHECK(fs::exists(precious / "config.txt"));
+  CHECK_NOTHROW(read_checkpoint_header(dir.string()));
+
+  // remove_dead_leftovers() alone, as a program may call it at start: the same rule.
+  make_dir("ckpt.saving." + dead + ".1");
+  CHECK(remove_dead_leftovers(dir.string()) == std::vector<std::string>{(tmp.path / ("ckpt.saving." + dead + ".1")).string()});
+}
+
+TEST_CASE("Checkpoint: without a checkpoint in place, an old copy a killed save left is kept and pointed at",
+          "[checkpoint][bad-input]") {
+  // Killed between the two renames of the swap: DIR is gone, DIR.previous.<pid>.<n> is the
+  // checkpoint. Nothing may delete it, and reading DIR says where it is.
+  testing::TempDir tmp("checkpoint", "killed_swap");
+  const fs::path dir = tmp.path / "ckpt";
+  Transformer model(tiny_config(), 1);
+  save_checkpoint(dir.string(), tiny_header(), parameters_of(model));
+  const fs::path previous = tmp.path / ("ckpt.previous." + std::to_string(dead_pid()) + ".0");
+  fs::rename(dir, previous);
+
+  CHECK(remove_dead_leftovers(dir.string()).empty());
+  CHECK(fs::exists(previous / "config.txt"));
+  check_checkpoint_error([&] { read_checkpoint_header(dir.string()); },
+                         {"no checkpoint directory '" + dir.string() + "'", previous.string(),
+                          "holds the checkpoint that a save killed halfway left behind", "rename it to"});
+  // A new save puts a checkpoint in place, and only then is the old copy clutter.
+  save_checkpoint(dir.string(), tiny_header(), parameters_of(model));
+  CHECK_FALSE(fs::exists(previous));
+}
+
+TEST_CASE("Checkpoint: config.txt records the model keys as saved", "[checkpoint]") {
+  testing::TempDir tmp("checkpoint", "record");
+  Transformer model(tiny_config(), 1);
+  save_checkpoint((tmp.path / "ckpt").string(), tiny_header(), parameters_of(model));
+  CHECK_THAT(read_bytes(tmp.path / "ckpt" / "config.txt"),
+             Contains("\n# model as saved: src_vocab_size=9 tgt_vocab_size=10 d_model=8 n_heads=2 n_encoder_layers=1 "
+                      "n_decoder_layers=1 d_ff=16 attention_bias=1 linear_bias=1 shared_embedding=0 max_len=16\n"));
+  // parse_checkpoint_config is the same reader on text: a training key may change, a model key not.
+  const std::string text = read_bytes(tmp.path / "ckpt" / "config.txt");
+  std::string edited = text;
+  edited.replace(edited.find("batch_size=2"), 12, "batch_size=5");
+  CHECK(parse_checkpoint_config(edited, "c.txt").batch_size == 5);
+  // "# preset", a line per key, the record: the next line is keys + 3.
+  const std::string record = std::to_string(Config::keys().size() + 2);
+  const std::string next = std::to_string(Config::keys().size() + 3);
+  check_checkpoint_error([&] { parse_checkpoint_config(text + "d_ff=16\n", "c.txt"); },
+                         {"c.txt, line " + next, "set twice"});
+  check_checkpoint_error([&] { parse_checkpoint_config(text + "# model as saved: d_ff=16\n", "c.txt"); },
+                         {"c.txt, line " + next + ": a second '# model as saved:' line (the first is line " + record + ")"});
 }
 
 TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits", "[checkpoint][parity]") {

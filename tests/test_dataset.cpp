@@ -374,3 +374,15 @@ TEST_CASE("Vowels: shuffled training batches and in-order evaluation batches",
             data.window(Split::kTrain, indices[i]));
   }
 }
+
+TEST_CASE("Vowels: a line a person typed for --restore is checked as user input", "[dataset][vowels][bad-input]") {
+  const Vocabulary vocabulary = vowel_vocabulary();
+  CHECK(restore_input_ids(vocabulary, "th* t*m*", 64) == vocabulary.encode("th* t*m*", OnUnknown::kThrow));
+  CHECK(restore_input_ids(vocabulary, std::string(64, '*'), 64).size() == 64);  // exactly the table
+  CHECK_THROWS_WITH(restore_input_ids(vocabulary, "", 64), "the text is empty");
+  CHECK_THROWS_WITH(restore_input_ids(vocabulary, "H3llo", 64),
+                    Contains("unknown character 'H' at index 0 of \"H3llo\""));
+  CHECK_THROWS_AS(restore_input_ids(vocabulary, "th\xC3\xA9", 64), VocabularyError);  // é: not in the task
+  CHECK_THROWS_WITH(restore_input_ids(vocabulary, std::string(65, 's'), 64),
+                    "the text has 65 characters but the model's positional table holds 64");
+}

@@ -139,3 +139,99 @@ TEST_CASE("npy: every unreadable file is an error naming the file and the proble
     CHECK_THROWS_WITH(save_npy(path, values.data(), {2, 3}), Contains(path) && Contains("for writing"));
   }
 }
+
+// ---- bad input: the header parser, non-finite values ------------------------------------------
+
+namespace {
+
+// A version-1.0 .npy file around `header` (taken as is: no padding, no '\n' added) and `values`.
+std::string npy_bytes(const std::string& header, const std::vector<float>& values) {
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xFF);
+  bytes += static_cast<char>((header.size() >> 8) & 0xFF);
+  bytes += header;
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("npy: a 40,000-byte header is refused with a message, not a stack overflow", "[npy][bad-input]") {
+  // Issue 12's reproducer: std::regex recursed once per character of the shape's spaces and
+  // killed the program with SIGSEGV. numpy.load itself refuses headers over 10,000 bytes.
+  testing::TempDir dir("npy", "long_header");
+  const std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (14," + std::string(40000, ' ') + "), }\n";
+  const std::string path = dir.file("generator.bias.npy");
+  write_bytes(path, npy_bytes(header, std::vector<float>(14, 0.0f)));
+  CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("has a 40059-byte header") &&
+                                             Contains("numpy.load refuses headers over 10000 bytes"));
+  // The same file as the fuzz corpus keeps it (fuzz/corpus/npy/regression-long-header.npy).
+  CHECK_THROWS_AS(parse_npy(read_bytes(path), "bytes"), NpyError);
+}
+
+TEST_CASE("npy: the header parser takes what numpy.load takes, in any spacing", "[npy][bad-input]") {
+  // 9,000 spaces inside the tuple: long, but within numpy's limit; no recursion, no regex.
+  const NpyArray spaced = parse_npy(
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2," + std::string(9000, ' ') + "3), }\n",
+                quarter_steps()),
+      "spaced");
+  CHECK(spaced.shape == std::vector<std::size_t>{2, 3});
+  CHECK(spaced.values == quarter_steps());
+  // Keys in another order, double quotes, no trailing comma, no spaces at all.
+  const NpyArray compact =
+      parse_npy(npy_bytes("{\"shape\":(6,),\"fortran_order\":False,\"descr\":\"<f4\"}", quarter_steps()), "compact");
+  CHECK(compact.shape == std::vector<std::size_t>{6});
+  const NpyArray scalar = parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': ()}\n", {2.5f}), "s");
+  CHECK(scalar.shape.empty());
+  CHECK(scalar.values == std::vector<float>{2.5f});
+}
+
+TEST_CASE("npy: a header that is not NumPy's dict literal is an error saying what and where", "[npy][bad-input]") {
+  const auto refused = [](const std::string& header) {
+    try {
+      parse_npy(npy_bytes(header, quarter_steps()), "h.npy");
+    } catch (const NpyError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string ok_descr = "'descr': '<f4', ";
+  const std::string ok_order = "'fortran_order': False, ";
+  CHECK_THAT(refused("'descr': '<f4'"), Contains("'h.npy' has a malformed header: expected the header to start with '{'"));
+  CHECK_THAT(refused("{'descr' '<f4'}"), Contains("expected ':' after the key 'descr'") && Contains("at byte 9"));
+  CHECK_THAT(refused("{'descr': '<f4}"), Contains("a string is not closed"));
+  CHECK_THAT(refused("{" + ok_descr + "'fortran_order': 0, 'shape': (2, 3)}"),
+             Contains("expected True or False after 'fortran_order'"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': [2, 3]}"), Contains("expected the shape as a tuple"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (6)}"), Contains("(n) is a number, not a tuple"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (2, -3)}"), Contains("expected a whole number in the shape"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (2 3)}"), Contains("expected ',' or ')' in the shape"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (1234567890123456789,)}"),
+             Contains("an extent of 19 digits"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (2, 3)} x"), Contains("has 'x' after the closing '}'"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (2, 3), 'descr': '<f4'}"), Contains("repeats the key 'descr'"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (2, 3), 'extra': True}"),
+             Contains("unknown key 'extra'") && Contains("expected only 'descr', 'fortran_order' and 'shape'"));
+  CHECK_THAT(refused("{" + ok_order + "'shape': (2, 3)}"), Contains("has no plain dtype ('descr')"));
+  CHECK_THAT(refused("{" + ok_descr + "'shape': (2, 3)}"), Contains("has no 'fortran_order'"));
+  CHECK_THAT(refused(std::string("{'descr': '<f4\0', ", 18) + ok_order + "'shape': (2, 3)}"),
+             Contains("holds dtype '<f4\\x00', expected float32"));
+  CHECK_THAT(refused("{" + ok_descr + ok_order + "'shape': (99999999, 99999999, 99999999)}"),
+             Contains("declares an impossibly large shape (99999999, 99999999, 99999999)"));
+}
+
+TEST_CASE("npy: require_finite names the file and the first NaN or infinity", "[npy][bad-input]") {
+  NpyArray array{{2, 3}, quarter_steps()};
+  CHECK_NOTHROW(require_finite(array, "w.npy"));
+  array.values[4] = std::nanf("");
+  array.values[5] = std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH(require_finite(array, "w.npy"), Contains("'w.npy' holds NaN at index [1, 1] (value 5 of 6)"));
+  array.values[4] = 0.0f;
+  CHECK_THROWS_WITH(require_finite(array, "w.npy"), Contains("'w.npy' holds +inf at index [1, 2]"));
+  array.values[5] = -std::numeric_limits<float>::infinity();
+  CHECK_THROWS_WITH(require_finite(array, "w.npy"), Contains("holds -inf"));
+  CHECK(index_in_shape({}, 0) == "[]");
+  CHECK(index_in_shape({4}, 3) == "[3]");
+  CHECK(index_in_shape({2, 3, 4}, 23) == "[1, 2, 3]");
+}

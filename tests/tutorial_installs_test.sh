@@ -73,7 +73,7 @@ grep -qxF "$expected" <<<"$log" || fail "on a bare machine apt-get was not asked
 
 # 4. No --help installs anything, even with nothing installed.
 for args in "--help" "run --help" "test --help" "build --help" "docs --help" "sanitize --help" \
-            "bench --help" "chapter 3 --help"; do
+            "fuzz --help" "bench --help" "chapter 3 --help"; do
   # shellcheck disable=SC2086  # the arguments are words
   log=$(run_tutorial "" $args)
   [ -z "$log" ] || fail "./tutorial $args called apt-get: '$log'"

@@ -21,6 +21,7 @@
 #include "tfm/decoding.hpp"
 #include "tfm/chapter_helpers.hpp"
 #include "tfm/evaluation.hpp"
+#include "tfm/memory_estimate.hpp"
 #include "tfm/progress_bar.hpp"
 #include "tfm/task.hpp"
 #include "tfm/trace.hpp"
@@ -126,6 +127,8 @@ tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const tf
   if (checkpoint.empty()) config = task.fit(config);
   if (o.seed) config.seed = *o.seed;  // a resumed run may deliberately draw other batches
   config.validate();
+  // A model larger than this machine is refused with its estimate, not met by bad_alloc later.
+  tfm::require_memory(tfm::training_memory(config, config.batch_size));
   // What needs the model's sizes, checked before anything is built or trained.
   const std::size_t layers = std::min(config.n_encoder_layers, config.n_decoder_layers);
   if (o.layer.value_or(layers - 1) >= layers || o.head >= config.n_heads)

@@ -1,14 +1,20 @@
 #include "tfm/checkpoint.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 #include <utility>
 
+#include "tfm/memory_estimate.hpp"
 #include "tfm/npy.hpp"
 
 namespace tfm {
@@ -30,12 +36,6 @@ void write_text(const fs::path& path, const std::string& text) {
 
 // ---- config.txt ---------------------------------------------------------------------------
 
-std::string config_text(const Config& config) {
-  std::string text = "# preset " + config.preset + "\n";
-  for (const std::string& key : Config::keys()) text += key + "=" + config.get(key) + "\n";
-  return text;
-}
-
 // The keys that define the network. They must be in every checkpoint: a default would build
 // another model (n_heads, say, changes no parameter's shape, so load_parameters cannot notice).
 // The other keys only steer training; one missing from config.txt (written before the key
@@ -47,21 +47,72 @@ const std::set<std::string>& model_keys() {
   return keys;
 }
 
+// The model keys as they were saved, once more on the last line of config.txt:
+//   # model as saved: src_vocab_size=9 tgt_vocab_size=10 d_model=8 n_heads=2 ...
+// n_heads and max_len change no tensor's shape, so an edit of config.txt that changes them
+// would load the weights into a model they were not trained for, without a word; the record
+// lets the reader notice and name the key. (A checkpoint without the line, older or exported
+// from PyTorch, is read as before.)
+constexpr const char* kSavedModelPrefix = "# model as saved:";
+
+std::string config_text(const Config& config) {
+  std::string text = "# preset " + config.preset + "\n";
+  for (const std::string& key : Config::keys()) text += key + "=" + config.get(key) + "\n";
+  text += kSavedModelPrefix;
+  for (const std::string& key : Config::keys())
+    if (model_keys().count(key)) text += " " + key + "=" + config.get(key);
+  return text + "\n";
+}
+
+// The most steps a saved Adam state may claim: 10^12. No run of this program comes near it (the
+// smallest model takes well over 10 microseconds a step on any CPU, so 10^12 steps would be more
+// than four months of training), while a corrupted or edited count is typically far larger
+// (999999999999999999); Adam's bias corrections 1 - beta^t are exactly 1 in float long before
+// either, so the bound loses nothing a real run could have.
+constexpr std::size_t kMaxSteps = 1000000000000;
+
+// The "# model as saved:" line, key -> value; throws naming the line if it is malformed.
+std::map<std::string, std::string> saved_model_record(const std::string& line, const std::string& where) {
+  std::map<std::string, std::string> record;
+  std::istringstream words(line.substr(std::string(kSavedModelPrefix).size()));
+  for (std::string word; words >> word;) {
+    const auto eq = word.find('=');
+    const std::string key = eq == std::string::npos ? word : word.substr(0, eq);
+    if (eq == std::string::npos || !model_keys().count(key) || record.count(key))
+      throw CheckpointError(where + "the '" + kSavedModelPrefix + "' line has '" + word +
+                            "', expected each model key once as key=value");
+    record[key] = word.substr(eq + 1);
+  }
+  return record;
+}
+
+}  // namespace
+
 // No key may appear twice, and every model key must appear.
-Config parse_config(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw CheckpointError("missing '" + path.string() + "': not a checkpoint directory?");
+Config parse_checkpoint_config(const std::string& text, const std::string& name) {
   Config config;
   std::set<std::string> seen;
+  std::map<std::string, int> key_lines;           // key -> the line that set it
+  std::map<std::string, std::string> record;      // the "# model as saved:" line, if any
+  int record_line = 0;
+  std::istringstream in(text);
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = name + ", line " + std::to_string(number) + ": ";
     if (line.rfind("# preset ", 0) == 0) {
       config.preset = line.substr(9);
       continue;
     }
+    if (line.rfind(kSavedModelPrefix, 0) == 0) {
+      if (record_line != 0)
+        throw CheckpointError(where + "a second '" + kSavedModelPrefix + "' line (the first is line " +
+                              std::to_string(record_line) + ")");
+      record = saved_model_record(line, where);
+      record_line = number;
+      continue;
+    }
     if (line.empty() || line[0] == '#') continue;
-    const std::string where = path.string() + ", line " + std::to_string(number) + ": ";
     const auto eq = line.find('=');
     if (eq == std::string::npos || eq == 0)
       throw CheckpointError(where + "expected key=value, got '" + line + "'");
@@ -72,15 +123,45 @@ Config parse_config(const fs::path& path) {
       throw CheckpointError(where + e.what());
     }
     if (!seen.insert(key).second) throw CheckpointError(where + "key '" + key + "' is set twice");
+    key_lines[key] = number;
+    // Config::set reads "inf" and "nan" as numbers; no setting of this program means either
+    // (a learning rate of inf passes validate()'s "> 0" and turns every weight into NaN).
+    if (config.get(key).find_first_of("0123456789") == std::string::npos)  // "nan", "inf", "-inf"
+      throw CheckpointError(where + "config key '" + key + "' needs a finite number, got '" + line.substr(eq + 1) + "'");
   }
   for (const std::string& key : model_keys())
-    if (!seen.count(key)) throw CheckpointError(path.string() + ": missing key '" + key + "'");
+    if (!seen.count(key)) throw CheckpointError(name + ": missing key '" + key + "'");
   try {
     config.validate();
   } catch (const std::invalid_argument& e) {
-    throw CheckpointError(path.string() + ": " + e.what());
+    throw CheckpointError(name + ": " + e.what());
   }
+  for (const auto& [key, saved] : record)
+    if (config.get(key) != saved)
+      throw CheckpointError(name + ", line " + std::to_string(key_lines[key]) + ": " + key + "=" + config.get(key) +
+                            ", but the checkpoint was saved with " + key + "=" + saved + " (line " +
+                            std::to_string(record_line) + ", '" + kSavedModelPrefix + "'): " +
+                            (key == "n_heads" || key == "max_len" ? key + " changes no tensor's shape, so "
+                                                                  : std::string()) +
+                            "the weights would load into a model they were not trained for; "
+                            "to change the model, train a new one instead of editing config.txt");
   return config;
+}
+
+namespace {
+
+Config parse_config(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CheckpointError("missing '" + path.string() + "': not a checkpoint directory?");
+  // config.txt is about 500 bytes; a file of megabytes is not one (and is not read into memory).
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > (1u << 20))
+    throw CheckpointError("'" + path.string() + "' has " + std::to_string(size) +
+                          " bytes; a checkpoint's config.txt has about 500: not a configuration file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_checkpoint_config(text.str(), path.string());
 }
 
 // A vocabulary with more symbols than the model has embedding rows would produce ids the model
@@ -109,6 +190,13 @@ NpyArray read_shaped(const fs::path& file, const std::vector<std::size_t>& shape
   if (array.shape != shape)
     throw CheckpointError("'" + file.string() + "' holds " + what + " of shape " + shape_string(array.shape) +
                           " but the model's is " + shape_string(shape));
+  // Every tensor of a checkpoint passes here: weights, averaged snapshots, Adam's moments.
+  try {
+    require_finite(array, file.string());
+  } catch (const NpyError& e) {
+    throw CheckpointError(std::string(e.what()) + " (" + what +
+                          "; a checkpoint holds only finite numbers: did training diverge before the save?)");
+  }
   return array;
 }
 
@@ -155,6 +243,84 @@ std::string destination_problem(const fs::path& target) {
   return "";
 }
 
+// ---- leftovers of saves that were killed ---------------------------------------------------
+
+// A directory that a save of "<name>" by a process that no longer runs left beside it:
+// "<name>.saving.<pid>.<n>" (a half-written, or complete, new checkpoint) or
+// "<name>.previous.<pid>.<n>" (the old checkpoint, moved aside for the swap).
+struct Leftover {
+  fs::path path;
+  std::string checkpoint;  // <name>
+  bool previous;           // ".previous": the only copy of the checkpoint if <name> is missing
+};
+
+// 1 to 10 decimal digits and nothing else (a pid, a save counter), or -1.
+long long small_number(const std::string& text) {
+  if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(text);
+}
+
+// Is `pid` a process that is running (or that exists but belongs to another user)?
+bool process_exists(long long pid) {
+  if (pid <= 0 || pid > 0x7FFFFFFF) return false;
+  if (pid == ::getpid()) return true;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+}
+
+// Does `folder` hold only what save_checkpoint writes (config.txt, the vocabularies,
+// parameters/, optimizer/)? A folder with anything else is not this program's to delete.
+bool holds_only_checkpoint_files(const fs::path& folder) {
+  static const std::set<std::string> names = {"config.txt", "src_vocabulary.txt", "tgt_vocabulary.txt",
+                                              "parameters", "optimizer"};
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(folder, ec); it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec || !names.count(it->path().filename().string())) return false;
+  }
+  return !ec;
+}
+
+// Every entry of `folder` that is, to the last character, "<name>.saving.<pid>.<n>" or
+// "<name>.previous.<pid>.<n>", a real directory (not a symbolic link) holding only checkpoint
+// files, of a pid for which kill(pid, 0) answers ESRCH. Anything else, a live process's save in
+// particular, is never listed.
+std::vector<Leftover> dead_leftovers(const fs::path& folder) {
+  std::vector<Leftover> found;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    // Read from the right: <name>.<kind>.<pid>.<n>; <name> may contain dots itself.
+    const std::string entry = it->path().filename().string();
+    const auto dot3 = entry.rfind('.');
+    const auto dot2 = dot3 == 0 || dot3 == std::string::npos ? std::string::npos : entry.rfind('.', dot3 - 1);
+    const auto dot1 = dot2 == 0 || dot2 == std::string::npos ? std::string::npos : entry.rfind('.', dot2 - 1);
+    if (dot1 == std::string::npos || dot1 == 0) continue;
+    const std::string kind = entry.substr(dot1 + 1, dot2 - dot1 - 1);
+    if (kind != "saving" && kind != "previous") continue;
+    const long long pid = small_number(entry.substr(dot2 + 1, dot3 - dot2 - 1));
+    if (pid <= 0 || small_number(entry.substr(dot3 + 1)) < 0) continue;
+    std::error_code status_error;
+    if (!fs::is_directory(fs::symlink_status(it->path(), status_error)) || process_exists(pid) ||
+        !holds_only_checkpoint_files(it->path()))
+      continue;
+    found.push_back({it->path(), entry.substr(0, dot1), kind == "previous"});
+  }
+  return found;
+}
+
+// For "no checkpoint directory 'DIR'": points at the old copy a save killed mid-swap left.
+std::string killed_save_hint(const std::string& dir) {
+  if (dir.empty()) return "";
+  std::error_code ec;
+  fs::path target = fs::absolute(fs::path(dir), ec).lexically_normal();
+  if (ec) return "";
+  if (!target.has_filename()) target = target.parent_path();
+  for (const Leftover& leftover : dead_leftovers(target.parent_path()))
+    if (leftover.previous && leftover.checkpoint == target.filename().string() &&
+        fs::is_regular_file(leftover.path / "config.txt", ec))
+      return "; '" + leftover.path.string() + "' holds the checkpoint that a save killed halfway left behind: "
+             "rename it to '" + dir + "' to use it";
+  return "";
+}
+
 }  // namespace
 
 std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,
@@ -194,6 +360,21 @@ void check_checkpoint_destination(const std::string& dir) {
     throw CheckpointError("cannot save a checkpoint to '" + dir + "': " + problem);
 }
 
+std::vector<std::string> remove_dead_leftovers(const std::string& dir) {
+  std::vector<std::string> removed;
+  const fs::path target = target_path(dir);
+  for (const Leftover& leftover : dead_leftovers(target.parent_path())) {
+    // Only beside a checkpoint that is in place under its real name: without one, a ".previous"
+    // copy is the only copy there is (the process was killed between the two renames of the
+    // swap) and the ".saving" one may be the newer checkpoint. Both then wait for a person.
+    std::error_code ec;
+    if (!fs::is_regular_file(target.parent_path() / leftover.checkpoint / "config.txt", ec)) continue;
+    fs::remove_all(leftover.path, ec);
+    if (!ec) removed.push_back(leftover.path.string());
+  }
+  return removed;
+}
+
 // [checkpoint save]
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer) {
@@ -219,6 +400,10 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
       throw refuse("the optimizer was not built on these parameters");
     }
   }
+
+  // What earlier runs killed during a save left beside the target goes first: on a disk they
+  // filled, this save could not succeed otherwise.
+  remove_dead_leftovers(dir);
 
   // Write everything into a fresh directory beside the target...
   static std::atomic<unsigned> saves{0};
@@ -257,13 +442,21 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
     throw CheckpointError("could not save the checkpoint '" + dir + "': " + e.what() +
                           (fs::exists(target) ? " (the previous checkpoint is intact)" : " (nothing was saved)"));
   }
+  remove_dead_leftovers(dir);  // old copies killed runs left while no checkpoint was in place
 }
 // [checkpoint save]
 
 CheckpointHeader read_checkpoint_header(const std::string& dir) {
   const fs::path root(dir);
-  if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'");
+  if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'" + killed_save_hint(dir));
   const Config config = parse_config(root / "config.txt");
+  // A valid configuration can still be one no machine holds (d_model=4000000000): refuse it
+  // now, with the estimate, before anyone builds the model (which would end in std::bad_alloc).
+  try {
+    require_memory(loading_memory(config));
+  } catch (const MemoryError& e) {
+    throw CheckpointError("'" + (root / "config.txt").string() + "': " + e.what());
+  }
   try {
     CheckpointHeader header{config, Vocabulary::load((root / "src_vocabulary.txt").string()),
                             Vocabulary::load((root / "tgt_vocabulary.txt").string())};
@@ -282,7 +475,7 @@ namespace {
 // of `params`; nothing else may be in parameters/.
 std::vector<NpyArray> read_parameters(const std::string& dir, const ParameterList& params) {
   const fs::path root(dir);
-  if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'");
+  if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'" + killed_save_hint(dir));
   if (!fs::is_directory(root / "parameters"))
     throw CheckpointError("checkpoint '" + dir + "' has no parameters/ directory");
   std::vector<NpyArray> arrays;
@@ -362,15 +555,28 @@ void load_optimizer_state(const std::string& dir, const ParameterList& params, A
   if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
     throw CheckpointError("'" + state.string() + "': expected 'steps=N' on the first line, got '" + line + "'");
   const std::size_t steps = std::stoull(digits);
+  if (steps > kMaxSteps)
+    throw CheckpointError("'" + state.string() + "': steps=" + digits + " is more than any run could have taken (at most " +
+                          std::to_string(kMaxSteps) + "); the file is damaged");
 
   std::vector<std::vector<float>> first, second;
   std::set<std::string> expected = {"state.txt"};
   for (const ParameterRef& p : params) {
     for (const char* moment : {".m.npy", ".v.npy"}) {
       const fs::path file = folder / (p.name + moment);
-      const NpyArray array = read_shaped(file, p.shape, std::string(moment[1] == 'm' ? "the first" : "the second") +
-                                                            " moment of '" + p.name + "'");
-      (moment[1] == 'm' ? first : second).push_back(array.values);
+      const bool is_second = moment[1] == 'v';
+      const std::string what = std::string(is_second ? "the second" : "the first") + " moment of '" + p.name + "'";
+      NpyArray array = read_shaped(file, p.shape, what);  // finite, of the parameter's shape
+      if (is_second) {
+        // v is a running mean of squared gradients: never negative. A negative one would make
+        // Adam's sqrt(v) NaN, and the first step after loading would turn the weights into NaN.
+        const auto negative = std::find_if(array.values.begin(), array.values.end(), [](float v) { return v < 0.0f; });
+        if (negative != array.values.end())
+          throw CheckpointError("'" + file.string() + "' holds " + std::to_string(*negative) + " at index " +
+                                index_in_shape(array.shape, static_cast<std::size_t>(negative - array.values.begin())) +
+                                " (" + what + "): a second moment is a mean of squares and is never negative");
+      }
+      (is_second ? second : first).push_back(std::move(array.values));
       expected.insert(file.filename().string());
     }
   }

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace tfm {
 namespace {
@@ -240,11 +241,19 @@ Vocabulary Vocabulary::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw VocabularyError("cannot open vocabulary file '" + path + "': " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw VocabularyError("error while reading vocabulary file '" + path + "'");
+  return parse(text.str(), path);
+}
+
+Vocabulary Vocabulary::parse(const std::string& text, const std::string& path) {
   const auto fail = [&](std::size_t line, const std::string& message) {
     return VocabularyError("vocabulary file '" + path + "', line " + std::to_string(line) + ": " +
                            message);
   };
 
+  std::istringstream in(text);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows

@@ -73,6 +73,16 @@ std::string mask_vowels(const std::string& text) {
   return masked;
 }
 
+std::vector<std::int32_t> restore_input_ids(const Vocabulary& vocabulary, const std::string& text,
+                                            std::size_t max_len) {
+  if (text.empty()) throw std::invalid_argument("the text is empty");
+  std::vector<std::int32_t> ids = vocabulary.encode(text, OnUnknown::kThrow);  // names the character
+  if (ids.size() > max_len)
+    throw std::invalid_argument("the text has " + std::to_string(ids.size()) +
+                                " characters but the model's positional table holds " + std::to_string(max_len));
+  return ids;
+}
+
 Vocabulary vowel_vocabulary() {
   std::vector<std::string> symbols = {std::string(1, kVowelMask), " "};
   for (char c = 'a'; c <= 'z'; ++c) symbols.emplace_back(1, c);
@@ -200,12 +210,7 @@ std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::siz
 
 TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& text,
                             std::size_t max_len) {
-  if (text.empty()) throw std::invalid_argument("the text is empty");
-  const std::vector<std::int32_t> ids = vocabulary.encode(text, OnUnknown::kThrow);  // names it
-  if (ids.size() > max_len)
-    throw std::invalid_argument("the text has " + std::to_string(ids.size()) +
-                                " characters but the model's positional table holds " +
-                                std::to_string(max_len));
+  const std::vector<std::int32_t> ids = restore_input_ids(vocabulary, text, max_len);
   TokenIds row = TokenIds::from_shape({1, ids.size()});
   std::copy(ids.begin(), ids.end(), row.begin());
   return row;

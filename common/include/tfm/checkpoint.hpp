@@ -3,7 +3,8 @@
 /// vocabularies, one `.npy` file per named parameter and, optionally, the optimizer's state.
 ///
 /// \code
-/// DIR/config.txt                       "# preset NAME", then key=value for every tfm::Config key
+/// DIR/config.txt                       "# preset NAME", key=value for every tfm::Config key, and
+///                                      "# model as saved: d_model=... n_heads=..." (the model keys)
 /// DIR/src_vocabulary.txt               tfm::Vocabulary::save
 /// DIR/tgt_vocabulary.txt
 /// DIR/parameters/<name>.npy            float32, e.g. parameters/encoder.layers.0.self_attn.w_q.weight.npy
@@ -17,11 +18,17 @@
 /// Writing is atomic: everything goes to a fresh directory beside DIR (`DIR.saving.<pid>.<n>`),
 /// which then replaces DIR by two renames, so a save that fails (a full disk, a bad name) leaves
 /// the previous checkpoint as it was. Were the process killed exactly between the two renames,
-/// the previous checkpoint would survive as `DIR.previous.<pid>.<n>`.
+/// the previous checkpoint would survive as `DIR.previous.<pid>.<n>`. Such leftovers of a run
+/// that was killed are removed by the next save into the same directory
+/// (remove_dead_leftovers()), and a read of a missing DIR points at a surviving
+/// `DIR.previous.<pid>.<n>`.
 ///
 /// Reading checks everything before changing anything: a missing, extra, truncated or
-/// wrongly-shaped parameter, or a malformed configuration, is a CheckpointError that names the
-/// file and the problem, and the model (or optimizer) is left untouched.
+/// wrongly-shaped parameter, a NaN or an infinity in any tensor, a malformed configuration, one
+/// whose model keys differ from the "# model as saved" record (n_heads, which changes no shape),
+/// one too large for the machine's memory (tfm::loading_memory), a negative second moment or an
+/// impossible step count is a CheckpointError that names the file and the problem, and the
+/// model (or optimizer) is left untouched.
 ///
 /// Resuming repeats uninterrupted training bit for bit, dropout included, with nothing saved but
 /// the above: the configuration holds the seed, the optimizer's step count says which batch
@@ -87,8 +94,26 @@ void check_checkpoint_destination(const std::string& dir);
 /// malformed configuration line is a CheckpointError naming the file and the line, and so is a
 /// missing key that defines the network (sizes, layers, heads, biases, shared embedding,
 /// max_len). A missing training key (a checkpoint written before the key existed) keeps
-/// Config's default.
+/// Config's default. A configuration that would need more memory than the machine has
+/// (require_memory(loading_memory(config))) is refused with the estimate, before any tensor of
+/// it exists.
 CheckpointHeader read_checkpoint_header(const std::string& dir);
+
+/// The reader of config.txt on its text: `name` names the file in the messages. Checks every
+/// line (key=value of a known key, each once, finite numbers), that every model key is there,
+/// Config::validate(), and that the model keys equal the "# model as saved:" record when the
+/// file has one. Throws CheckpointError naming the file, the line and the key. For
+/// read_checkpoint_header and the fuzz target.
+Config parse_checkpoint_config(const std::string& text, const std::string& name);
+
+/// Removes what saves killed earlier left in the directory that holds `dir`. These are
+/// `NAME.saving.<pid>.<n>` and `NAME.previous.<pid>.<n>` beside any checkpoint NAME that is in
+/// place (`dir` itself, or the step checkpoints --save-every writes beside it). Only exactly so
+/// named, real directories (not symbolic links) that hold nothing but checkpoint files, of a
+/// `pid` for which `kill(pid, 0)` fails with ESRCH. Without NAME in place nothing of it is
+/// removed: a `.previous` copy is then the only copy. Returns the removed paths.
+/// save_checkpoint() calls it before writing and after the swap; a program may call it at start.
+std::vector<std::string> remove_dead_leftovers(const std::string& dir);
 
 /// Copies the weights saved in `dir` into `params`, after checking that every registered
 /// parameter has a file of exactly its shape and that no file is left over. Nothing is
@@ -107,8 +132,9 @@ void load_averaged_parameters(const std::vector<std::string>& dirs, const Parame
 bool has_optimizer_state(const std::string& dir);
 
 /// Restores `optimizer`'s step count and moments from `dir`; `params` are the parameters the
-/// optimizer was built on (their names find the files, their shapes are checked). Nothing is
-/// changed unless everything checks out.
+/// optimizer was built on (their names find the files, their shapes are checked). Refused: a
+/// step count above 10^12 (no run comes near it; see checkpoint.cpp), a NaN or infinite moment,
+/// a negative second moment (a mean of squares). Nothing is changed unless everything checks out.
 void load_optimizer_state(const std::string& dir, const ParameterList& params, Adam& optimizer);
 
 /// Throws CheckpointError unless `saved` equals `expected`; names the first differing id.

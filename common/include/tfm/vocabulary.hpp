@@ -85,6 +85,9 @@ class Vocabulary {
   /// Reads a file written by save(); throws VocabularyError naming the file and the line for
   /// a missing header, missing or misplaced reserved symbols, bad escapes or duplicates.
   static Vocabulary load(const std::string& path);
+  /// The reader of load() on the file's text; `name` names the file in the messages. For
+  /// load() and the fuzz target.
+  static Vocabulary parse(const std::string& text, const std::string& name);
 
   /// Equal vocabularies give every symbol the same id: same tokenization, same symbols in the
   /// same order (e.g. a loaded checkpoint's vocabulary against the data's).

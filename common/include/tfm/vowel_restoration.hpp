@@ -47,6 +47,16 @@ std::string normalize_text(const std::string& raw);
 /// The encoder's view: a, e, i, o, u replaced by `*`; everything else unchanged.
 std::string mask_vowels(const std::string& text);
 
+/// The source ids of one line a person typed for the task, checked as user input. For chapter
+/// 11's `--restore` (e.g. `th* t*m* m*ch*n*`): throws std::invalid_argument (a VocabularyError
+/// for an unknown character, naming it and its index) for an empty text, a character
+/// `vocabulary` does not know, or more characters than `max_len`, the model's positional table.
+/// The messages are `the text is empty`, `unknown character 'H' at index 0 of "H3llo"; ...` and
+/// `the text has 65 characters but the model's positional table holds 64`; a program prefixes
+/// them with the option's name.
+std::vector<std::int32_t> restore_input_ids(const Vocabulary& vocabulary, const std::string& text,
+                                            std::size_t max_len);
+
 /// The character vocabulary of the task: `<pad>` 0, `<bos>` 1, `<eos>` 2, `<unk>` 3,
 /// `*` 4, space 5, `a` 6 .. `z` 31 (32 ids).
 Vocabulary vowel_vocabulary();
@@ -112,10 +122,7 @@ class VowelRestoration {
   std::vector<std::int32_t> masked_ids_;  // mask_vowels(text_) as ids
 };
 
-/// The source ids of one line of text to restore (`th* t*m*`), as a `[1, length]` batch.
-/// Throws std::invalid_argument naming the problem: an empty text, a character the vocabulary
-/// does not have (which one, at which index), or more characters than `max_len`, the rows of the
-/// model's positional table.
+/// restore_input_ids as a batch of one row, `[1, length]`, ready for decoding.
 TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& text,
                             std::size_t max_len);
 
