@@ -24,15 +24,15 @@
 #include <string>
 #include <vector>
 
-#include "tfm/adam.hpp"
-#include "tfm/command_line.hpp"
-#include "tfm/config.hpp"
-#include "tfm/decoding.hpp"
-#include "tfm/no_grad.hpp"
-#include "tfm/random.hpp"
-#include "tfm/trainer.hpp"
-#include "tfm/transformer.hpp"
-#include "tfm/vowel_restoration.hpp"
+#include "tfm/train/adam.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/core/no_grad.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/train/trainer.hpp"
+#include "tfm/model/transformer.hpp"
+#include "tfm/data/vowel_restoration.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

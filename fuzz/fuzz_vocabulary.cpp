@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tfm/vocabulary.hpp"
+#include "tfm/data/vocabulary.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

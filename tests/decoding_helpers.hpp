@@ -5,11 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tfm/config.hpp"
-#include "tfm/decoding.hpp"
-#include "tfm/random.hpp"
-#include "tfm/tensor.hpp"
-#include "tfm/vocabulary.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/core/tensor.hpp"
+#include "tfm/data/vocabulary.hpp"
 
 namespace tfm::testing {
 

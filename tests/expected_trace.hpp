@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tfm/config.hpp"
-#include "tfm/tensor.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/core/tensor.hpp"
 
 namespace tfm::testing {
 

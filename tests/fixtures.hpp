@@ -13,10 +13,10 @@
 #include <xtensor/xadapt.hpp>  // tests compare flat vectors (e.g. Adam's moments) via xt::adapt
 
 
-#include "tfm/mask.hpp"
-#include "tfm/npy.hpp"
-#include "tfm/random.hpp"
-#include "tfm/tensor.hpp"
+#include "tfm/layers/mask.hpp"
+#include "tfm/io/npy.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/core/tensor.hpp"
 
 namespace tfm::testing {
 

@@ -6,7 +6,7 @@
 #include <xtensor/xnoalias.hpp>
 
 #include "fixtures.hpp"
-#include "tfm/adam.hpp"
+#include "tfm/train/adam.hpp"
 
 using namespace tfm;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "decoding_helpers.hpp"
-#include "tfm/beam_search.hpp"
+#include "tfm/decode/beam_search.hpp"
 
 using namespace tfm;
 using testing::random_forcing;

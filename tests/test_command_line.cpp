@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "tfm/command_line.hpp"
+#include "tfm/io/command_line.hpp"
 
 namespace {
 tfm::CommandLine make() {

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "tfm/config.hpp"
+#include "tfm/model/config.hpp"
 
 using tfm::Config;
 

@@ -7,11 +7,11 @@
 #include <set>
 #include <string>
 
-#include "tfm/copy_task.hpp"
-#include "tfm/dataset.hpp"
-#include "tfm/toy_translation.hpp"
-#include "tfm/trace.hpp"
-#include "tfm/vowel_restoration.hpp"
+#include "tfm/data/copy_task.hpp"
+#include "tfm/data/dataset.hpp"
+#include "tfm/data/toy_translation.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/data/vowel_restoration.hpp"
 
 using namespace tfm;
 using Catch::Contains;

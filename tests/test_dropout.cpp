@@ -5,7 +5,7 @@
 #include <xtensor/xmath.hpp>
 
 #include "gradient_check.hpp"
-#include "tfm/dropout.hpp"
+#include "tfm/layers/dropout.hpp"
 
 using namespace tfm;
 

@@ -4,8 +4,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/embedding.hpp"
-#include "tfm/trace.hpp"
+#include "tfm/layers/embedding.hpp"
+#include "tfm/core/trace.hpp"
 
 using namespace tfm;
 

@@ -6,8 +6,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/feed_forward.hpp"
-#include "tfm/trace.hpp"
+#include "tfm/layers/feed_forward.hpp"
+#include "tfm/core/trace.hpp"
 
 using namespace tfm;
 using testing::load_as;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fixtures.hpp"
-#include "tfm/gradient_clipping.hpp"
+#include "tfm/train/gradient_clipping.hpp"
 
 using namespace tfm;
 

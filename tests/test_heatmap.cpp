@@ -9,8 +9,8 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/heatmap.hpp"
-#include "tfm/positional_encoding.hpp"
+#include "tfm/io/heatmap.hpp"
+#include "tfm/layers/positional_encoding.hpp"
 
 using namespace tfm;
 

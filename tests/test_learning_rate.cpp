@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "tfm/learning_rate.hpp"
-#include "tfm/tensor.hpp"
+#include "tfm/train/learning_rate.hpp"
+#include "tfm/core/tensor.hpp"
 
 using namespace tfm;
 

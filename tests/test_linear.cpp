@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "gradient_check.hpp"
-#include "tfm/linear.hpp"
+#include "tfm/layers/linear.hpp"
 
 using namespace tfm;
 

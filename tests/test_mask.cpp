@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "tfm/mask.hpp"
+#include "tfm/layers/mask.hpp"
 
 using namespace tfm;
 

@@ -5,8 +5,8 @@
 #include <xtensor/xview.hpp>
 
 #include "fixtures.hpp"
-#include "tfm/matmul.hpp"
-#include "tfm/random.hpp"
+#include "tfm/core/matmul.hpp"
+#include "tfm/core/random.hpp"
 
 using namespace tfm;
 

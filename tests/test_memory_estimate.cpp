@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tfm/config.hpp"
-#include "tfm/memory_estimate.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/memory_estimate.hpp"
 
 using namespace tfm;
 using Catch::Contains;

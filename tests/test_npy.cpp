@@ -13,7 +13,7 @@
 
 #include "fixtures.hpp"
 #include "temp_dir.hpp"
-#include "tfm/npy.hpp"
+#include "tfm/io/npy.hpp"
 
 using namespace tfm;
 using Catch::Contains;

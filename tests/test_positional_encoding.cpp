@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "fixtures.hpp"
-#include "tfm/positional_encoding.hpp"
-#include "tfm/trace.hpp"
+#include "tfm/layers/positional_encoding.hpp"
+#include "tfm/core/trace.hpp"
 
 using namespace tfm;
 

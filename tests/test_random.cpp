@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tfm/random.hpp"
+#include "tfm/core/random.hpp"
 
 TEST_CASE("Rng: same seed, same numbers, another seed, other numbers", "[random]") {
   tfm::Rng a(42), b(42), c(43);

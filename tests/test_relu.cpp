@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "gradient_check.hpp"
-#include "tfm/random.hpp"
-#include "tfm/relu.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/layers/relu.hpp"
 
 using namespace tfm;
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "temp_dir.hpp"
-#include "tfm/checkpoint.hpp"
-#include "tfm/task.hpp"
-#include "tfm/trainer.hpp"
+#include "tfm/train/checkpoint.hpp"
+#include "tfm/train/task.hpp"
+#include "tfm/train/trainer.hpp"
 
 using namespace tfm;
 

@@ -4,8 +4,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/random.hpp"
-#include "tfm/softmax.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/layers/softmax.hpp"
 
 using namespace tfm;
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tfm/svg.hpp"
+#include "tfm/io/svg.hpp"
 
 using namespace tfm;
 

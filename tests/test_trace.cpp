@@ -2,7 +2,7 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/trace.hpp"
+#include "tfm/core/trace.hpp"
 
 TEST_CASE("trace: steps are indented by scope and captured", "[trace]") {
   tfm::trace::Capture capture;

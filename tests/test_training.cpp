@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "tfm/copy_task.hpp"
-#include "tfm/decoding.hpp"
-#include "tfm/toy_translation.hpp"
-#include "tfm/trainer.hpp"
-#include "tfm/vowel_metrics.hpp"
-#include "tfm/vowel_restoration.hpp"
+#include "tfm/data/copy_task.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/data/toy_translation.hpp"
+#include "tfm/train/trainer.hpp"
+#include "tfm/decode/vowel_metrics.hpp"
+#include "tfm/data/vowel_restoration.hpp"
 
 using namespace tfm;
 

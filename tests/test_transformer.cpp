@@ -12,10 +12,10 @@
 #include "expected_trace.hpp"
 #include "fixtures.hpp"
 #include "model_helpers.hpp"
-#include "tfm/cross_entropy.hpp"
-#include "tfm/npy.hpp"
-#include "tfm/trace.hpp"
-#include "tfm/transformer.hpp"
+#include "tfm/train/cross_entropy.hpp"
+#include "tfm/io/npy.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/model/transformer.hpp"
 
 using namespace tfm;
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "tfm/vocabulary.hpp"
+#include "tfm/data/vocabulary.hpp"
 
 using namespace tfm;
 using Catch::Contains;

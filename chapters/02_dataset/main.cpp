@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "tfm/command_line.hpp"
-#include "tfm/copy_task.hpp"
-#include "tfm/dataset.hpp"
-#include "tfm/toy_translation.hpp"
-#include "tfm/trace.hpp"
-#include "tfm/vocabulary.hpp"
-#include "tfm/vowel_restoration.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/data/copy_task.hpp"
+#include "tfm/data/dataset.hpp"
+#include "tfm/data/toy_translation.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/data/vocabulary.hpp"
+#include "tfm/data/vowel_restoration.hpp"
 
 namespace {
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "tfm/attention.hpp"
-#include "tfm/chapter_helpers.hpp"
-#include "tfm/command_line.hpp"
-#include "tfm/mask.hpp"
-#include "tfm/random.hpp"
-#include "tfm/trace.hpp"
+#include "tfm/layers/attention.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/layers/mask.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/core/trace.hpp"
 
 namespace {
 

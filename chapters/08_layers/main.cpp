@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "tfm/chapter_helpers.hpp"
-#include "tfm/command_line.hpp"
-#include "tfm/config.hpp"
-#include "tfm/decoder_layer.hpp"
-#include "tfm/encoder_layer.hpp"
-#include "tfm/mask.hpp"
-#include "tfm/random.hpp"
-#include "tfm/toy_translation.hpp"
-#include "tfm/trace.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/decoder_layer.hpp"
+#include "tfm/model/encoder_layer.hpp"
+#include "tfm/layers/mask.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/data/toy_translation.hpp"
+#include "tfm/core/trace.hpp"
 
 namespace {
 

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "tfm/command_line.hpp"
-#include "tfm/config.hpp"
-#include "tfm/decoder.hpp"
-#include "tfm/embedding.hpp"
-#include "tfm/encoder.hpp"
-#include "tfm/mask.hpp"
-#include "tfm/random.hpp"
-#include "tfm/toy_translation.hpp"
-#include "tfm/trace.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/decoder.hpp"
+#include "tfm/layers/embedding.hpp"
+#include "tfm/model/encoder.hpp"
+#include "tfm/layers/mask.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/data/toy_translation.hpp"
+#include "tfm/core/trace.hpp"
 
 namespace {
 

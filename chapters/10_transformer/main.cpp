@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "tfm/chapter_helpers.hpp"
-#include "tfm/command_line.hpp"
-#include "tfm/config.hpp"
-#include "tfm/random.hpp"
-#include "tfm/trace.hpp"
-#include "tfm/transformer.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/model/transformer.hpp"
 
 namespace {
 

@@ -16,16 +16,16 @@
 
 #include <xtensor/xview.hpp>
 
-#include "tfm/checkpoint.hpp"
-#include "tfm/command_line.hpp"
-#include "tfm/decoding.hpp"
-#include "tfm/chapter_helpers.hpp"
-#include "tfm/evaluation.hpp"
-#include "tfm/memory_estimate.hpp"
-#include "tfm/progress_bar.hpp"
-#include "tfm/task.hpp"
-#include "tfm/trace.hpp"
-#include "tfm/trainer.hpp"
+#include "tfm/train/checkpoint.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/decode/evaluation.hpp"
+#include "tfm/model/memory_estimate.hpp"
+#include "tfm/io/progress_bar.hpp"
+#include "tfm/train/task.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/train/trainer.hpp"
 
 namespace {
 

@@ -1,0 +1,79 @@
+/// \file evaluation.hpp
+/// \brief Chapter 11: testing a trained model by decoding held-out data — exact sequences for
+/// copy and translate; vowel restoration against the n-gram baselines and reference 002's three
+/// test sentences.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "tfm/train/task.hpp"
+#include "tfm/model/transformer.hpp"
+#include "tfm/decode/vowel_metrics.hpp"
+
+namespace tfm {
+
+/// Copy or translate: how many held-out sequences came out exactly right.
+struct SequenceEvaluation {
+  std::size_t exact = 0;  ///< sequences decoded exactly
+  std::size_t total = 0;  ///< sequences decoded
+  /// The first few: source, what the model wrote, what it should have written.
+  struct Example {
+    std::string source;    ///< the source sequence
+    std::string output;    ///< what the model wrote
+    std::string expected;  ///< what it should have written
+  };
+  std::vector<Example> examples;  ///< up to three, from the first held-out batch
+};
+
+/// Decodes every held-out batch of `task` (greedy for `beam` = 1, else beam search) and compares
+/// each output with its target.
+SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std::size_t beam);
+
+/// One of reference 002's test inputs, what 002 printed for it, and what this model restores.
+struct ReferenceSentence {
+  std::string input;             ///< e.g. `th* t*m* tr*v*ll*r s*t d*wn`
+  std::string reference_output;  ///< what reference 002's trained model printed
+  std::string expected;          ///< the sentence itself
+  std::string ours;              ///< what this model restores
+  /// Restored exactly?
+  bool correct() const { return ours == expected; }
+};
+
+/// A restoration rule and its score on the held-out windows.
+struct ScoredRule {
+  std::string name;        ///< e.g. "this model" or a baseline's name
+  RestorationScore score;  ///< its counts over every held-out window tested
+};
+
+/// Vowel restoration on held-out windows: the model, the baselines, and 002's sentences.
+struct VowelEvaluation {
+  std::size_t windows = 0;        ///< held-out windows tested
+  std::size_t window_length = 0;  ///< characters per window
+  ScoredRule model;               ///< the model, keeping the letters of the input
+  ScoredRule model_free;          ///< the model, free to rewrite every character
+  /// Most frequent vowel, then 1, 2 and 3 letters on each side: fitted on the training part.
+  std::vector<ScoredRule> baselines;
+  std::vector<ReferenceSentence> sentences;  ///< reference 002's three test sentences
+};
+
+/// Tests the vowels task on up to `windows` held-out windows (tfm::held_out_windows), with
+/// greedy decoding (`beam` = 1) or beam search, and scores the baselines on the same windows.
+VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_t windows,
+                                std::size_t beam);
+
+/// The results as the chapter prints them: the scores table (characters and vowels restored, the
+/// model's two decodings and every baseline), where the model stands against each baseline, and
+/// reference 002's three sentences.
+std::string results_text(const VowelEvaluation& results);
+/// The results of copy or translate as the chapter prints them: a few examples, then the count
+/// of sequences decoded exactly.
+std::string results_text(const SequenceEvaluation& results);
+
+/// The vowels of one line of text restored: `text` hides its vowels as `*` (e.g. `th* t*m*`).
+/// Throws std::invalid_argument (from tfm::restore_source_ids) for text the model cannot read.
+std::string restore_vowels(Transformer& model, const Task& task, const std::string& text,
+                           std::size_t beam, bool keep_letters);
+
+}  // namespace tfm

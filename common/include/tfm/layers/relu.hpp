@@ -1,0 +1,21 @@
+/// \file relu.hpp
+/// \brief Chapter 07: the rectifier of the feed-forward network, `y = max(0, x)`, with its backward.
+#pragma once
+
+#include "tfm/core/tensor.hpp"
+
+namespace tfm {
+
+/// `nn.ReLU()`: elementwise `max(0, x)`. Has no parameters.
+class ReLU {
+ public:
+  /// x `[B, L, d]` -> y `[B, L, d]`. Keeps one byte per entry for backward: was x > 0?
+  Tensor3 forward(const Tensor3& x);
+  /// dy `[B, L, d]` -> dx `[B, L, d]`: the gradient passes where the input was positive.
+  Tensor3 backward(const Tensor3& dy);
+
+ private:
+  ByteTensor3 positive_;  // 1 where forward's input was > 0: the entries the gradient passes
+};
+
+}  // namespace tfm

@@ -1,0 +1,242 @@
+#include "tfm/data/vowel_restoration.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "tfm/decode/decoding.hpp"
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+namespace {
+
+bool is_ascii_letter(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+char to_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+bool is_vowel(char c) {
+  return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+}
+
+std::string describe_options(const VowelOptions& o) {
+  std::ostringstream out;
+  out << "window " << o.window << ", held_out_fraction " << o.held_out_fraction;
+  return out.str();
+}
+
+}  // namespace
+
+// [normalize]
+std::string normalize_line(const std::string& line) {
+  // re.sub('[^A-Za-z]+', ' ', line).strip().lower(): a run of non-letters becomes one space,
+  // unless it is at either end of the line (strip removes it there).
+  std::string out;
+  bool gap = false;  // non-letters seen since the last letter
+  for (char c : line) {
+    if (!is_ascii_letter(c)) {
+      gap = true;
+      continue;
+    }
+    if (gap && !out.empty()) out += ' ';
+    gap = false;
+    out += to_lower(c);
+  }
+  return out;
+}
+
+std::string normalize_text(const std::string& raw) {
+  // ''.join(normalize(line) for line in f.readlines()): no separator between lines, so the
+  // last word of a line runs into the first word of the next ("doyle" + "this").
+  std::string text;
+  std::size_t begin = 0;
+  while (begin < raw.size()) {
+    std::size_t end = raw.find_first_of("\r\n", begin);
+    if (end == std::string::npos) end = raw.size();
+    text += normalize_line(raw.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return text;
+}
+// [normalize]
+
+std::string mask_vowels(const std::string& text) {
+  std::string masked = text;
+  for (char& c : masked)
+    if (is_vowel(c)) c = kVowelMask;
+  return masked;
+}
+
+std::vector<std::int32_t> restore_input_ids(const Vocabulary& vocabulary, const std::string& text,
+                                            std::size_t max_len) {
+  if (text.empty()) throw std::invalid_argument("the text is empty");
+  std::vector<std::int32_t> ids = vocabulary.encode(text, OnUnknown::kThrow);  // names the character
+  if (ids.size() > max_len)
+    throw std::invalid_argument("the text has " + std::to_string(ids.size()) +
+                                " characters but the model's positional table holds " + std::to_string(max_len));
+  return ids;
+}
+
+Vocabulary vowel_vocabulary() {
+  std::vector<std::string> symbols = {std::string(1, kVowelMask), " "};
+  for (char c = 'a'; c <= 'z'; ++c) symbols.emplace_back(1, c);
+  return Vocabulary(Tokenization::kCharacters, symbols);
+}
+
+const char* split_name(Split split) {
+  return split == Split::kTrain ? "train" : "held-out";
+}
+
+VowelRestoration::VowelRestoration(const std::string& raw_text, const VowelOptions& options,
+                                   const std::string& source)
+    : options_(options),
+      source_(source),
+      raw_bytes_(raw_text.size()),
+      text_(normalize_text(raw_text)),
+      vocabulary_(vowel_vocabulary()) {
+  if (options.window == 0) throw std::invalid_argument("VowelRestoration: window must be >= 1");
+  if (options.stride == 0) throw std::invalid_argument("VowelRestoration: stride must be >= 1");
+  if (!(options.held_out_fraction >= 0.0 && options.held_out_fraction < 1.0))
+    throw std::invalid_argument("VowelRestoration: held_out_fraction must be in [0, 1), got " +
+                                std::to_string(options.held_out_fraction));
+
+  // [split]
+  // The held-out part is the END of the text: windows of the training part lie entirely
+  // before the boundary, held-out windows entirely after it, so no example is seen in both.
+  const std::size_t n = text_.size();
+  const auto held_out =
+      static_cast<std::size_t>(std::llround(static_cast<double>(n) * options.held_out_fraction));
+  boundary_ = n - held_out;
+  // [split]
+
+  const bool train_too_short = boundary_ < options.window;
+  const bool held_out_too_short = options.held_out_fraction > 0.0 && held_out < options.window;
+  if (train_too_short || held_out_too_short) {
+    std::ostringstream message;
+    message << "corpus '" << source_ << "' is too short: " << raw_bytes_ << " bytes give " << n
+            << " characters after preprocessing, split into " << boundary_ << " for training and "
+            << held_out << " held out (" << describe_options(options)
+            << "); each part needs at least one window of " << options.window << " characters";
+    throw std::invalid_argument(message.str());
+  }
+
+  plain_ids_ = vocabulary_.encode(text_, OnUnknown::kThrow);
+  masked_ids_ = vocabulary_.encode(mask_vowels(text_), OnUnknown::kThrow);
+}
+
+VowelRestoration VowelRestoration::from_file(const std::string& path, const VowelOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (fs::is_directory(status))
+    throw std::runtime_error("cannot read corpus '" + path + "': it is a directory");
+  // A device or a pipe (/dev/zero, /dev/stdin) may never end: only a regular file has a size.
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    throw std::runtime_error("cannot read corpus '" + path + "': it is not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open corpus '" + path + "': " + std::strerror(errno));
+  const std::uintmax_t bytes = fs::file_size(path, error);
+  if (!error && bytes > kMaxCorpusBytes)
+    throw std::runtime_error("corpus '" + path + "' has " + std::to_string(bytes) +
+                             " bytes; the most this program reads is " +
+                             std::to_string(kMaxCorpusBytes) + " (64 MiB)");
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw std::runtime_error("error while reading corpus '" + path + "'");
+  const std::string raw = content.str();
+  if (raw.empty()) throw std::runtime_error("corpus '" + path + "' is empty (0 bytes)");
+  // Text has no NUL byte in any of the encodings read here (ASCII, UTF-8); a program or an
+  // image almost always has one early on.
+  if (const std::size_t nul = raw.find('\0'); nul != std::string::npos)
+    throw std::runtime_error("corpus '" + path + "' is not a text file (a zero byte at offset " +
+                             std::to_string(nul) + ")");
+  return VowelRestoration(raw, options, path);
+}
+
+std::size_t VowelRestoration::num_windows(Split split) const {
+  const std::size_t begin = split == Split::kTrain ? 0 : boundary_;
+  const std::size_t end = split == Split::kTrain ? boundary_ : text_.size();
+  if (end - begin < options_.window) return 0;
+  // Starts begin, begin + stride, ... as long as start + window <= end.
+  return (end - begin - options_.window) / options_.stride + 1;
+}
+
+std::size_t VowelRestoration::window_start(Split split, std::size_t index) const {
+  const std::size_t count = num_windows(split);
+  if (index >= count)
+    throw std::out_of_range("VowelRestoration: window " + std::to_string(index) + " of the " +
+                            split_name(split) + " part, which has " + std::to_string(count));
+  return (split == Split::kTrain ? 0 : boundary_) + index * options_.stride;
+}
+
+std::string VowelRestoration::window(Split split, std::size_t index) const {
+  return text_.substr(window_start(split, index), options_.window);
+}
+
+// [vowel batch]
+Batch VowelRestoration::batch(Split split, const std::vector<std::size_t>& indices) const {
+  // -> src, tgt_in, tgt_out: [n, window] each
+  const std::size_t n = indices.size(), W = options_.window;
+  Batch batch{TokenIds::from_shape({n, W}), TokenIds::from_shape({n, W}),
+              TokenIds::from_shape({n, W})};
+  for (std::size_t b = 0; b < n; ++b) {
+    const std::size_t start = window_start(split, indices[b]);
+    for (std::size_t t = 0; t < W; ++t) {
+      batch.src(b, t) = masked_ids_[start + t];     // vowels hidden
+      batch.tgt_out(b, t) = plain_ids_[start + t];  // the window itself
+      // <bos> + window[:-1]: position t reads the character before the one it predicts.
+      batch.tgt_in(b, t) = t == 0 ? kBosId : plain_ids_[start + t - 1];
+    }
+  }
+  trace_batch("VowelRestoration", batch);
+  return batch;
+}
+// [vowel batch]
+
+std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::size_t count) {
+  const std::size_t available = data.num_windows(Split::kHeldOut);
+  const std::size_t spacing =
+      std::max(data.options().window, available / std::max<std::size_t>(count, 1));
+  std::vector<std::size_t> indices;
+  for (std::size_t i = 0; i < available && indices.size() < count; i += spacing) indices.push_back(i);
+  return indices;
+}
+
+TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& text,
+                            std::size_t max_len) {
+  const std::vector<std::int32_t> ids = restore_input_ids(vocabulary, text, max_len);
+  TokenIds row = TokenIds::from_shape({1, ids.size()});
+  std::copy(ids.begin(), ids.end(), row.begin());
+  return row;
+}
+
+// [vowel forcing]
+TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
+                       const Vocabulary& target_vocabulary) {
+  // src [B, S] (vowels hidden as '*') -> forced [B, S]
+  const std::int32_t hidden = source_vocabulary.id(std::string(1, kVowelMask));
+  TokenIds forced = TokenIds::from_shape(src.shape());
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    const std::int32_t id = src.data()[i];
+    // A '*' is the model's to fill; a letter or a space shown in the input is kept as it is.
+    forced.data()[i] = (id == hidden || (id >= 0 && id < kFirstSymbolId))
+                           ? kFreeToken
+                           : target_vocabulary.id(source_vocabulary.symbol(id));
+  }
+  return forced;
+}
+// [vowel forcing]
+
+std::vector<std::int32_t> vowel_ids(const Vocabulary& vocabulary) {
+  std::vector<std::int32_t> ids;
+  for (const char* vowel : {"a", "e", "i", "o", "u"}) ids.push_back(vocabulary.id(vowel));
+  return ids;
+}
+
+}  // namespace tfm

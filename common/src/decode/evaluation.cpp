@@ -1,0 +1,139 @@
+#include "tfm/decode/evaluation.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+
+#include "tfm/data/vowel_restoration.hpp"
+
+namespace tfm {
+
+namespace {
+
+// Reference 002's three test inputs, what it printed, and what they should say.
+struct ReferenceExample {
+  const char* input;
+  const char* reference_output;
+  const char* expected;
+};
+const ReferenceExample kReferenceExamples[] = {
+    {"th* t*m* tr*v*ll*r s*t d*wn", "the time trave traveller sa", "the time traveller sat down"},
+    {"h* m*d* * w*nd*rf*l d*sc*v*ry", "he made i wonderful discovery", "he made a wonderful discovery"},
+    {"*t w*s * d*rk *nd st*rmy n*ght", "it was a a dark andark and sto", "it was a dark and stormy night"},
+};
+
+// printf into a std::string.
+std::string format(const char* pattern, ...) {
+  va_list args, copy;
+  va_start(args, pattern);
+  va_copy(copy, args);
+  std::string text(static_cast<std::size_t>(std::vsnprintf(nullptr, 0, pattern, copy)), '\0');
+  va_end(copy);
+  std::vsnprintf(text.data(), text.size() + 1, pattern, args);
+  va_end(args);
+  return text;
+}
+
+}  // namespace
+
+SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std::size_t beam) {
+  SequenceEvaluation result;
+  for (const Batch& batch : task.held_out) {
+    const TokenIds out = decode(model, task, batch.src, beam, true);
+    for (std::size_t b = 0; b < batch.size(); ++b, ++result.total) {
+      const std::string got = decoded_text(task.tgt_vocabulary, out, b);
+      const std::string want = decoded_text(task.tgt_vocabulary, batch.tgt_out, b);
+      result.exact += got == want;
+      if (result.examples.size() < 3 && &batch == &task.held_out.front())
+        result.examples.push_back({decoded_text(task.src_vocabulary, batch.src, b), got, want});
+    }
+  }
+  return result;
+}
+
+// [evaluate vowels]
+VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_t windows,
+                                std::size_t beam) {
+  const VowelRestoration& data = *task.vowels;
+  const std::string train_text = data.text().substr(0, data.boundary());
+  std::vector<VowelBaseline> rules = {VowelBaseline::most_frequent(train_text)};
+  for (std::size_t letters = 1; letters <= 3; ++letters)
+    rules.push_back(VowelBaseline::with_context(train_text, letters));
+
+  VowelEvaluation result;
+  result.window_length = data.options().window;
+  result.model.name = "this model, letters of the input kept (default)";
+  result.model_free.name = "this model, free decoding";
+  for (const VowelBaseline& rule : rules) result.baselines.push_back({"baseline: " + rule.name(), {}});
+
+  const std::vector<std::size_t> chosen = held_out_windows(data, windows);
+  result.windows = chosen.size();
+  for (std::size_t i = 0; i < chosen.size(); i += 64) {
+    const std::vector<std::size_t> chunk(chosen.begin() + static_cast<std::ptrdiff_t>(i),
+                                         chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
+    const Batch batch = data.batch(Split::kHeldOut, chunk);
+    const TokenIds kept = decode(model, task, batch.src, beam, true);
+    const TokenIds free = decode(model, task, batch.src, beam, false);
+    for (std::size_t b = 0; b < chunk.size(); ++b) {
+      const std::string truth = data.window(Split::kHeldOut, chunk[b]);
+      const std::string masked = mask_vowels(truth);
+      result.model.score.add(masked, decoded_text(task.tgt_vocabulary, kept, b), truth);
+      result.model_free.score.add(masked, decoded_text(task.tgt_vocabulary, free, b), truth);
+      for (std::size_t r = 0; r < rules.size(); ++r)
+        result.baselines[r].score.add(masked, rules[r].restore(masked), truth);
+    }
+  }
+  for (const ReferenceExample& e : kReferenceExamples)
+    result.sentences.push_back({e.input, e.reference_output, e.expected,
+                                restore_vowels(model, task, e.input, beam, true)});
+  return result;
+}
+// [evaluate vowels]
+
+// [results table]
+std::string results_text(const VowelEvaluation& r) {
+  std::string text = format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
+                            r.windows, r.window_length, r.model.score.vowels);
+  text += format("  %-60s %10s %8s\n", "", "characters", "vowels");
+  const auto line = [&text](const ScoredRule& rule) {
+    text += format("  %-60s %10.4f %8.4f\n", rule.name.c_str(), rule.score.character_accuracy(),
+                   rule.score.vowel_accuracy());
+  };
+  line(r.model);
+  line(r.model_free);
+  for (const ScoredRule& baseline : r.baselines) line(baseline);
+
+  // Where the model stands, said in words from the same numbers.
+  std::string beaten, ahead;
+  for (const ScoredRule& baseline : r.baselines) {
+    const std::string name = baseline.name.substr(baseline.name.find(": ") + 2);
+    std::string& list = r.model.score.vowel_accuracy() > baseline.score.vowel_accuracy() ? beaten : ahead;
+    list += (list.empty() ? "" : "; ") + name;
+  }
+  text += "\nThe model (letters kept) restores more vowels than: " + (beaten.empty() ? "none" : beaten) +
+          ".\nFewer than (or as many as): " + (ahead.empty() ? "none" : ahead) + ".\n";
+
+  text += "\nReference 002's test sentences (it printed the middle column):\n";
+  for (const ReferenceSentence& s : r.sentences)
+    text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(), s.reference_output.c_str(),
+                   s.ours.c_str(), s.correct() ? "(correct)" : "");
+  return text;
+}
+// [results table]
+
+std::string results_text(const SequenceEvaluation& r) {
+  std::string text;
+  for (const SequenceEvaluation::Example& e : r.examples)
+    text += "  " + e.source + "  ->  " + e.output +
+            (e.output == e.expected ? "   (correct)" : "   (expected: " + e.expected + ")") + "\n";
+  return text + format("held-out sequences decoded exactly: %zu of %zu (%.1f%%)\n", r.exact, r.total,
+                       r.total ? 100.0 * static_cast<double>(r.exact) / static_cast<double>(r.total) : 0.0);
+}
+
+std::string restore_vowels(Transformer& model, const Task& task, const std::string& text,
+                           std::size_t beam, bool keep_letters) {
+  const TokenIds src = restore_source_ids(task.src_vocabulary, text, model.config().max_len);
+  return decoded_text(task.tgt_vocabulary, decode(model, task, src, beam, keep_letters), 0);
+}
+
+}  // namespace tfm

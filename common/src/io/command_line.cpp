@@ -1,0 +1,181 @@
+#include "tfm/io/command_line.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "tfm/io/parse_number.hpp"
+
+namespace tfm {
+
+CommandLine::CommandLine(std::string program, std::string summary)
+    : program_(std::move(program)), summary_(std::move(summary)) {}
+
+CommandLine& CommandLine::option(const std::string& name, const std::string& metavar,
+                                 const std::string& help, const std::string& default_value) {
+  specs_.push_back({name, metavar, help, Kind::kValue});
+  values_[name] = default_value;
+  return *this;
+}
+
+CommandLine& CommandLine::repeated(const std::string& name, const std::string& metavar,
+                                   const std::string& help) {
+  specs_.push_back({name, metavar, help, Kind::kRepeated});
+  lists_[name];
+  return *this;
+}
+
+CommandLine& CommandLine::config_options(const std::string& default_preset,
+                                         const std::string& set_help) {
+  std::string names;
+  for (const std::string& name : preset_names()) names += (names.empty() ? "" : " | ") + name;
+  return option("--preset", "NAME", names, default_preset).repeated("--set", "KEY=VALUE", set_help);
+}
+
+CommandLine& CommandLine::flag(const std::string& name, const std::string& help) {
+  specs_.push_back({name, "", help, Kind::kFlag});
+  flags_[name] = false;
+  return *this;
+}
+
+const CommandLine::Spec& CommandLine::spec(const std::string& name) const {
+  for (const Spec& s : specs_)
+    if (s.name == name) return s;
+  throw UsageError("unknown option '" + name + "' (see " + program_ + " --help)");
+}
+
+bool CommandLine::parse(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << help();
+      return false;
+    }
+    std::string inline_value;
+    bool has_inline = false;
+    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_inline = true;
+    }
+    const Spec& s = spec(arg);
+    given_[s.name] = true;
+    if (s.kind == Kind::kFlag) {
+      if (has_inline) throw UsageError("option '" + s.name + "' takes no value");
+      flags_[s.name] = true;
+      continue;
+    }
+    std::string value;
+    if (has_inline) {
+      value = inline_value;
+    } else {
+      if (i + 1 >= argc) throw UsageError("option '" + s.name + "' needs a value " + s.metavar);
+      value = argv[++i];
+    }
+    if (s.kind == Kind::kValue)
+      values_[s.name] = value;
+    else
+      lists_[s.name].push_back(value);
+  }
+  return true;
+}
+
+const std::string& CommandLine::value(const std::string& name) const {
+  spec(name);
+  return values_.at(name);
+}
+
+bool CommandLine::given(const std::string& name) const {
+  spec(name);
+  auto it = given_.find(name);
+  return it != given_.end() && it->second;
+}
+
+long long CommandLine::integer(const std::string& name) const {
+  const std::string& text = value(name);
+  const std::optional<long long> v = parse_number<long long>(text);
+  if (!v) throw UsageError("option '" + name + "' needs a whole number, got '" + text + "'");
+  return *v;
+}
+
+std::size_t CommandLine::count(const std::string& name) const {
+  const long long v = integer(name);
+  if (v < 0) throw UsageError("option '" + name + "' needs a whole number >= 0, got " + std::to_string(v));
+  return static_cast<std::size_t>(v);
+}
+
+std::size_t CommandLine::count(const std::string& name, std::size_t min, std::size_t max) const {
+  const long long v = integer(name);
+  if (v < 0 || static_cast<std::size_t>(v) < min || static_cast<std::size_t>(v) > max)
+    throw UsageError("option '" + name + "' needs a whole number from " + std::to_string(min) +
+                     " to " + std::to_string(max) + ", got " + std::to_string(v));
+  return static_cast<std::size_t>(v);
+}
+
+double CommandLine::positive_number(const std::string& name) const {
+  const double v = number(name);
+  if (!(v > 0.0 && std::isfinite(v)))
+    throw UsageError("option '" + name + "' needs a finite number > 0, got " + value(name));
+  return v;
+}
+
+double CommandLine::number(const std::string& name) const {
+  const std::string& text = value(name);
+  const std::optional<double> v = parse_number<double>(text);
+  if (!v) throw UsageError("option '" + name + "' needs a number, got '" + text + "'");
+  return *v;
+}
+
+const std::vector<std::string>& CommandLine::values(const std::string& name) const {
+  spec(name);
+  return lists_.at(name);
+}
+
+bool CommandLine::flag_set(const std::string& name) const {
+  spec(name);
+  return flags_.at(name);
+}
+
+std::string CommandLine::help() const {
+  std::ostringstream out;
+  out << "usage: " << program_ << " [options]\n\n" << summary_ << "\n\noptions:\n";
+  for (const Spec& s : specs_) {
+    std::string left = s.name + (s.metavar.empty() ? "" : " " + s.metavar);
+    if (left.size() < 24) left.resize(24, ' ');
+    out << "  " << left << " " << s.help;
+    if (s.kind == Kind::kValue && !values_.at(s.name).empty())
+      out << " (default: " << values_.at(s.name) << ")";
+    if (s.kind == Kind::kRepeated) out << " (repeatable)";
+    out << '\n';
+  }
+  out << "  --help                   show this help\n";
+  return out.str();
+}
+
+// [build config]
+Config config_from_command_line(const CommandLine& cli) {
+  return config_from_command_line(cli, preset(cli.value("--preset")));
+}
+
+Config config_from_command_line(const CommandLine& cli, const Config& base) {
+  Config config = cli.given("--preset") ? preset(cli.value("--preset")) : base;
+  for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+  config.validate();
+  return config;
+}
+// [build config]
+
+int run_program(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace tfm

@@ -1,0 +1,228 @@
+#include "tfm/io/heatmap.hpp"
+
+#include "tfm/io/svg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace tfm {
+namespace {
+
+// Colour scales as evenly spaced anchor colours, interpolated linearly in RGB:
+// R's viridis(9), and ColorBrewer's 7-class RdBu reversed (blue = negative, red = positive).
+const std::vector<unsigned>& anchors(ColourScale scale) {
+  static const std::vector<unsigned> viridis = {0x440154, 0x472D7B, 0x3B528B, 0x2C728E, 0x21908C,
+                                                0x27AD81, 0x5DC863, 0xAADC32, 0xFDE725};
+  static const std::vector<unsigned> diverging = {0x2166AC, 0x67A9CF, 0xD1E5F0, 0xF7F7F7,
+                                                  0xFDDBC7, 0xEF8A62, 0xB2182B};
+  return scale == ColourScale::kViridis ? viridis : diverging;
+}
+
+// Every `step`-th row or column gets a tick: the smallest of 1, 2, 5, 10, 20, 50, ... that keeps
+// tick labels at least `min_spacing` pixels apart.
+std::size_t tick_step(double cell_size, double min_spacing) {
+  for (std::size_t base = 1;; base *= 10)
+    for (std::size_t m : {1, 2, 5})
+      if (static_cast<double>(base * m) * cell_size >= min_spacing) return base * m;
+}
+
+std::size_t longest(const std::vector<std::string>& labels) {
+  std::size_t n = 0;
+  for (const std::string& label : labels) n = std::max(n, label.size());
+  return n;
+}
+
+// fills [rows * cols], row-major -> one <path> per colour, drawing every cell exactly once.
+//
+// Neighbouring cells of identical colour are merged into rectangles: starting from the first
+// cell not drawn yet (row by row), a rectangle grows right while the colour stays the same,
+// then down while the whole span below has that colour too. A rectangle is the subpath
+// "M x y h w v h h -w z" (in cell units); every rectangle of one colour goes into that colour's
+// path. The picture is the same as with one <rect> per cell, at a fraction of the size.
+// Growing in both directions matters: in the positional-encoding table sine and cosine columns
+// alternate, so a row has almost no runs, but a slow column keeps its colour for many rows.
+void write_merged_cells(std::ostream& doc, const std::vector<std::string>& fills, std::size_t rows,
+                        std::size_t cols) {
+  std::vector<bool> drawn(rows * cols, false);
+  // Can cell (r, c) join a rectangle of colour `fill`?
+  const auto free_with = [&](std::size_t r, std::size_t c, const std::string& fill) {
+    return !drawn[r * cols + c] && fills[r * cols + c] == fill;
+  };
+  // Colour -> its path data; sorted by colour, so that the same input gives the same file.
+  std::map<std::string, std::string> paths;
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c) {
+      if (drawn[r * cols + c]) continue;
+      const std::string& fill = fills[r * cols + c];
+      std::size_t width = 1, height = 1;
+      while (c + width < cols && free_with(r, c + width, fill)) ++width;
+      const auto row_below_matches = [&] {
+        for (std::size_t k = c; k < c + width; ++k)
+          if (!free_with(r + height, k, fill)) return false;
+        return true;
+      };
+      while (r + height < rows && row_below_matches()) ++height;
+      for (std::size_t i = r; i < r + height; ++i)
+        for (std::size_t k = c; k < c + width; ++k) drawn[i * cols + k] = true;
+      paths[fill] += "M" + std::to_string(c) + ' ' + std::to_string(r) + 'h' +
+                     std::to_string(width) + 'v' + std::to_string(height) + "h-" +
+                     std::to_string(width) + 'z';
+    }
+  }
+  for (const auto& [fill, data] : paths)
+    doc << "<path fill=\"" << fill << "\" d=\"" << data << "\"/>\n";
+}
+
+}  // namespace
+
+std::string heatmap_colour(double t, ColourScale scale) {
+  const std::vector<unsigned>& stops = anchors(scale);
+  t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0);
+  const double x = t * static_cast<double>(stops.size() - 1);
+  const std::size_t i = std::min(static_cast<std::size_t>(x), stops.size() - 2);
+  const double f = x - static_cast<double>(i);
+  char buf[8];
+  int channel[3];
+  for (int k = 0; k < 3; ++k) {
+    const int shift = 16 - 8 * k;
+    const double a = (stops[i] >> shift) & 0xFF, b = (stops[i + 1] >> shift) & 0xFF;
+    channel[k] = static_cast<int>(std::lround(a + f * (b - a)));
+  }
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", channel[0], channel[1], channel[2]);
+  return buf;
+}
+
+// [heatmap]
+void write_heatmap_svg(const std::string& path, const Tensor2& values, const HeatmapOptions& options) {
+  // values [rows, columns] -> one coloured cell each, row 0 at the top
+  const std::size_t rows = values.shape(0), cols = values.shape(1);
+  if (rows == 0 || cols == 0)
+    throw std::invalid_argument("write_heatmap_svg: nothing to draw, values have shape " +
+                                shape_string(values.shape()));
+  const auto check_labels = [](const std::vector<std::string>& labels, std::size_t n, const char* what) {
+    if (!labels.empty() && labels.size() != n)
+      throw std::invalid_argument(std::string("write_heatmap_svg: ") + std::to_string(labels.size()) +
+                                  " " + what + " labels for " + std::to_string(n) + " " + what + "s");
+  };
+  check_labels(options.row_labels, rows, "row");
+  check_labels(options.column_labels, cols, "column");
+
+  // The value range that the colour scale spans.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, largest = 0.0;
+  for (float v : values) {
+    if (!std::isfinite(v)) continue;
+    lo = std::min(lo, double(v));
+    hi = std::max(hi, double(v));
+    largest = std::max(largest, std::abs(double(v)));
+  }
+  if (lo > hi) lo = hi = 0.0;  // no finite value at all
+  if (options.colour_scale == ColourScale::kDiverging) lo = -largest, hi = largest;
+  if (options.min_value) lo = *options.min_value;
+  if (options.max_value) hi = *options.max_value;
+
+  // Layout in pixels: the map fits in about 800 x 480, cells at most 36 wide; room around it for
+  // the title, tick labels, axis labels and the colour bar. Text is 11 px, ~6.5 px per character.
+  const double char_w = 6.5;
+  const double cell_w = std::min(36.0, 800.0 / double(cols)), cell_h = std::min(36.0, 480.0 / double(rows));
+  const double plot_w = cell_w * double(cols), plot_h = cell_h * double(rows);
+  const std::size_t row_text = options.row_labels.empty() ? std::to_string(rows - 1).size()
+                                                          : longest(options.row_labels);
+  const double left = (options.y_label.empty() ? 8.0 : 28.0) + char_w * double(row_text) + 8.0;
+  const double top = options.title.empty() ? 12.0 : 36.0;
+  const double ticks_h = options.column_labels.empty() ? 18.0 : 0.9 * char_w * double(longest(options.column_labels)) + 12.0;
+  const double bar_x = left + plot_w + 20.0, bar_w = 14.0, bar_h = std::max(plot_h, 100.0);
+  const double width = bar_x + bar_w + 8.0 + char_w * 8.0;
+  const double height = top + std::max(plot_h + ticks_h + (options.x_label.empty() ? 6.0 : 26.0), bar_h + 12.0);
+
+  std::ostringstream doc;
+  doc << svg::open(width, height);
+  if (!options.title.empty())
+    doc << "<text x=\"" << svg::px(width / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
+        << svg::escape(options.title) << "</text>\n";
+
+  // The colour of every cell, row-major.
+  std::vector<std::string> fills(rows * cols);
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) {
+      const float v = values(r, c);
+      fills[r * cols + c] = !std::isfinite(v) ? "#999999"
+                            : hi > lo ? heatmap_colour((v - lo) / (hi - lo), options.colour_scale)
+                                      : heatmap_colour(0.5, options.colour_scale);
+    }
+
+  // The cells, in cell units: cell (r, c) is the unit square at (c, r), scaled to pixels.
+  doc << "<g id=\"cells\" transform=\"translate(" << svg::px(left) << ',' << svg::px(top) << ") scale("
+      << cell_w << ',' << cell_h << ")\" shape-rendering=\"crispEdges\">\n";
+  if (rows * cols <= 4096) {
+    // Small maps (attention weights): one <rect> per cell, with a tooltip giving its value.
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t c = 0; c < cols; ++c)
+        doc << "<rect x=\"" << c << "\" y=\"" << r << "\" width=\"1\" height=\"1\" fill=\""
+            << fills[r * cols + c] << "\"><title>"
+            << (options.row_labels.empty() ? std::to_string(r) : svg::escape(options.row_labels[r]))
+            << ", "
+            << (options.column_labels.empty() ? std::to_string(c)
+                                              : svg::escape(options.column_labels[c]))
+            << ": " << svg::short_number(values(r, c)) << "</title></rect>";
+      doc << '\n';
+    }
+  } else {
+    // Large maps (the positional-encoding table, 100 x 512): no tooltips, and cells of one
+    // colour merged, 0.5 MB instead of the 3 MB of one <rect> per cell.
+    write_merged_cells(doc, fills, rows, cols);
+  }
+  doc << "</g>\n<rect x=\"" << svg::px(left) << "\" y=\"" << svg::px(top) << "\" width=\"" << svg::px(plot_w)
+      << "\" height=\"" << svg::px(plot_h) << "\" fill=\"none\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
+
+  // Row labels (or row numbers) on the left, column labels (or numbers) underneath.
+  const std::size_t row_step = options.row_labels.empty() ? tick_step(cell_h, 16.0) : tick_step(cell_h, 12.0);
+  for (std::size_t r = 0; r < rows; r += row_step) {
+    const std::string text = options.row_labels.empty() ? std::to_string(r) : svg::escape(options.row_labels[r]);
+    doc << "<text x=\"" << svg::px(left - 4) << "\" y=\"" << svg::px(top + (double(r) + 0.5) * cell_h)
+        << "\" dy=\"0.35em\" text-anchor=\"end\">" << text << "</text>\n";
+  }
+  const double ticks_y = top + plot_h + 4.0;
+  if (options.column_labels.empty()) {
+    for (std::size_t c = 0; c < cols; c += tick_step(cell_w, 36.0))
+      doc << "<text x=\"" << svg::px(left + (double(c) + 0.5) * cell_w) << "\" y=\"" << svg::px(ticks_y + 10.0)
+          << "\" text-anchor=\"middle\">" << c << "</text>\n";
+  } else {
+    // Tokens can be long: written at 60 degrees, ending under their column.
+    for (std::size_t c = 0; c < cols; c += tick_step(cell_w, 12.0))
+      doc << "<text transform=\"translate(" << svg::px(left + (double(c) + 0.5) * cell_w) << ','
+          << svg::px(ticks_y) << ") rotate(-60)\" dy=\"0.35em\" text-anchor=\"end\">"
+          << svg::escape(options.column_labels[c]) << "</text>\n";
+  }
+  if (!options.x_label.empty())
+    doc << "<text x=\"" << svg::px(left + plot_w / 2) << "\" y=\"" << svg::px(top + plot_h + ticks_h + 16.0)
+        << "\" text-anchor=\"middle\">" << svg::escape(options.x_label) << "</text>\n";
+  if (!options.y_label.empty())
+    doc << "<text transform=\"translate(14," << svg::px(top + plot_h / 2)
+        << ") rotate(-90)\" text-anchor=\"middle\">" << svg::escape(options.y_label) << "</text>\n";
+
+  // The colour bar: the scale as a gradient from lo (bottom) to hi (top), with three values.
+  doc << "<defs><linearGradient id=\"colour-scale\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">";
+  for (int k = 0; k <= 16; ++k)
+    doc << "<stop offset=\"" << k / 16.0 << "\" stop-color=\"" << heatmap_colour(k / 16.0, options.colour_scale)
+        << "\"/>";
+  doc << "</linearGradient></defs>\n"
+      << "<rect x=\"" << svg::px(bar_x) << "\" y=\"" << svg::px(top) << "\" width=\"" << svg::px(bar_w) << "\" height=\""
+      << svg::px(bar_h) << "\" fill=\"url(#colour-scale)\" stroke=\"#444\" stroke-width=\"0.5\"/>\n";
+  for (int k = 0; k <= 2; ++k) {
+    const double value = hi - (hi - lo) * k / 2.0;
+    doc << "<text x=\"" << svg::px(bar_x + bar_w + 4.0) << "\" y=\"" << svg::px(top + bar_h * k / 2.0)
+        << "\" dy=\"0.35em\">" << svg::short_number(value) << "</text>\n";
+  }
+  doc << "</svg>\n";
+
+  svg::write_file(path, doc.str());
+}
+// [heatmap]
+
+}  // namespace tfm

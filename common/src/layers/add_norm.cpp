@@ -1,0 +1,39 @@
+#include "tfm/layers/add_norm.hpp"
+
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+
+namespace {
+constexpr trace::Component traced("AddNorm");
+}  // namespace
+
+AddNorm::AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed)
+    : norm(d_model), dropout_(dropout, dropout_seed) {}
+
+// [add norm forward]
+Tensor3 AddNorm::forward(const Tensor3& residual, const Tensor3& sublayer_output) {
+  require(residual.shape() == sublayer_output.shape(), "AddNorm",
+          "residual " + shape_string(residual.shape()) + " and sub-layer output " +
+              shape_string(sublayer_output.shape()) + " differ");
+  Tensor3 sum = dropout_.forward(sublayer_output);
+  float* s = sum.data();
+  const float* r = residual.data();
+  const std::size_t n = sum.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) s[i] += r[i];
+  trace::step("AddNorm", "x + dropout(sublayer(x))", "sum", sum, "batch, len, d_model");
+  return traced(norm.forward(sum), "layer norm", "y", "batch, len, d_model");
+}
+// [add norm forward]
+
+// [add norm backward]
+AddNorm::Grads AddNorm::backward(const Tensor3& dy) {
+  Tensor3 d_sum = norm.backward(dy);
+  // The sum passes its gradient unchanged to the residual and through dropout to the sub-layer.
+  Tensor3 d_sublayer = dropout_.backward(d_sum);
+  return {std::move(d_sum), std::move(d_sublayer)};
+}
+// [add norm backward]
+
+}  // namespace tfm

@@ -1,0 +1,83 @@
+#include "tfm/layers/dropout.hpp"
+#include "tfm/core/no_grad.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace tfm {
+
+Dropout::Dropout(float p, std::uint64_t seed) : p_(p), rng_(seed) {
+  if (!(p >= 0.0f && p < 1.0f))
+    throw std::invalid_argument("Dropout: p must be in [0, 1), got " + std::to_string(p));
+}
+
+// [dropout forward]
+Tensor3 Dropout::forward(const Tensor3& x) {
+  // x: [B, L, d]  ->  y: [B, L, d]
+  if (!grad_enabled() && (!training_ || p_ == 0.0f)) return x;  // inference: keeps nothing
+  shape_ = x.shape();
+  if (!training_ || p_ == 0.0f) {
+    masked_ = false;  // identity: backward passes dy through unchanged
+    mask_ = ByteTensor3();
+    return x;
+  }
+  // Keep each entry with probability 1 - p and scale the kept ones by 1/(1-p): the expected
+  // value of y equals x, which is why evaluation can simply skip dropout.
+  // The coin of an entry is a 16-bit uniform u in [0, 65536), kept if u >= p * 65536 (so
+  // P(keep) = 1 - p to within 1/131072); one 64-bit draw gives the coins of four entries.
+  // The entries are dealt out in blocks of kBlock, each with its own generator seeded from one
+  // draw of the module's generator: the blocks can be drawn on different threads, and the mask
+  // depends only on the seed, never on the number of threads.
+  constexpr std::size_t kBlock = 1 << 14;
+  const float scale = 1.0f / (1.0f - p_);
+  const auto threshold = static_cast<std::uint64_t>(std::lround(p_ * 65536.0f));
+  const std::uint64_t forward_seed = rng_.next_u64();
+  const std::size_t n = x.size(), blocks = (n + kBlock - 1) / kBlock;
+  masked_ = true;
+  mask_.resize(x.shape());  // reuses the last mask's memory while the shape stays the same
+  Tensor3 y = Tensor3::from_shape(x.shape());
+  std::uint8_t* m = mask_.data();
+  const float* in = x.data();
+  float* out = y.data();
+#pragma omp parallel for if (blocks > 1)
+  for (std::size_t block = 0; block < blocks; ++block) {
+    Rng block_rng(forward_seed + block);
+    const std::size_t end = std::min(n, (block + 1) * kBlock);
+    for (std::size_t i = block * kBlock; i < end; i += 4) {
+      std::uint64_t bits = block_rng.next_u64();
+      for (std::size_t k = i; k < std::min(end, i + 4); ++k, bits >>= 16)
+        m[k] = (bits & 0xFFFF) >= threshold;
+    }
+    for (std::size_t i = block * kBlock; i < end; ++i) out[i] = m[i] ? in[i] * scale : 0.0f;
+  }
+  return y;
+}
+// [dropout forward]
+
+void Dropout::skip(std::size_t forwards) {
+  for (std::size_t i = 0; i < forwards; ++i) rng_.next_u64();  // forward draws one seed a call
+}
+
+// [dropout backward]
+Tensor3 Dropout::backward(const Tensor3& dy) {
+  // dy: [B, L, d]  ->  dx: [B, L, d]; y = x * mask / (1-p), so dx = dy * mask / (1-p) with
+  // forward's mask.
+  require(dy.shape() == shape_, "Dropout backward",
+          "dy has shape " + shape_string(dy.shape()) + ", but forward's input had " +
+              shape_string(shape_));
+  if (!masked_) return dy;
+  Tensor3 dx = Tensor3::from_shape(dy.shape());
+  const float scale = 1.0f / (1.0f - p_);
+  const std::uint8_t* m = mask_.data();
+  const float* g = dy.data();
+  float* out = dx.data();
+  const std::size_t n = dy.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) out[i] = m[i] ? g[i] * scale : 0.0f;
+  return dx;
+}
+// [dropout backward]
+
+}  // namespace tfm

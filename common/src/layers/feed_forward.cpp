@@ -1,0 +1,58 @@
+#include "tfm/layers/feed_forward.hpp"
+
+#include <string>
+#include <utility>
+
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+
+namespace {
+constexpr const char* kName = "FeedForward";
+constexpr trace::Component traced(kName);
+constexpr const char* kHidden = "batch, len, d_ff";
+constexpr const char* kModel = "batch, len, d_model";
+}  // namespace
+
+FeedForward::FeedForward(std::size_t d_model, std::size_t d_ff, bool bias, float dropout,
+                         std::uint64_t dropout_seed, Rng& rng)
+    : linear1(d_model, d_ff, bias, rng),
+      linear2(d_ff, d_model, bias, rng),
+      dropout_(dropout, dropout_seed) {}
+
+// [ffn forward]
+Tensor3 FeedForward::forward(const Tensor3& x) {
+  // x [B, L, d_model] -> h [B, L, d_ff] -> [B, L, d_model]. Every position is one row of a
+  // [B*L, d_model] matrix, so "position-wise" costs nothing extra: it is one product per linear.
+  require_shape(kName, "input", x, {kAnyExtent, kAnyExtent, linear1.in_features()},
+                "(batch, len, d_model)");
+  Tensor3 h = traced(linear1.forward(x), "linear1 (widen)", "h", kHidden);
+  h = traced(relu_.forward(h), "relu", "h", kHidden);
+  h = traced(dropout_.forward(h),
+             dropout_.training() ? "dropout (training)" : "dropout (evaluation: identity)", "h",
+             kHidden);
+  // linear2 keeps h for its backward: moved in, not copied.
+  return traced(linear2.forward(std::move(h)), "linear2 (narrow)", "y", kModel);
+}
+// [ffn forward]
+
+// [ffn backward]
+Tensor3 FeedForward::backward(const Tensor3& d_output) {
+  // d_output [B, L, d_model] -> dx [B, L, d_model], each step's backward in reverse order:
+  //   y = h2 W_2ᵀ + b_2          ->  dh2 = dy W_2              (and dW_2 += dyᵀ h2, db_2 += Σ dy)
+  //   h2 = h1 * mask / (1 - p)   ->  dh1 = dh2 * mask / (1 - p) (the same mask as forward)
+  //   h1 = max(0, a)             ->  da = dh1 where a > 0, else 0
+  //   a = x W_1ᵀ + b_1           ->  dx = da W_1               (and dW_1, db_1)
+  Tensor3 d = traced(linear2.backward(d_output), "backward linear2", "dh", kHidden);
+  d = traced(dropout_.backward(d), "backward dropout", "dh", kHidden);
+  d = traced(relu_.backward(d), "backward relu", "dh", kHidden);
+  return traced(linear1.backward(d), "backward linear1", "dx", kModel);
+}
+// [ffn backward]
+
+void FeedForward::collect_parameters(ParameterList& list) {
+  list.add_module("linear1", linear1);
+  list.add_module("linear2", linear2);
+}
+
+}  // namespace tfm

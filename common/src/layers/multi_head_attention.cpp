@@ -1,0 +1,169 @@
+#include "tfm/layers/multi_head_attention.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "tfm/core/no_grad.hpp"
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+
+namespace {
+
+constexpr const char* kName = "MultiHeadAttention";
+constexpr trace::Component traced(kName);
+// Axis names of the trace lines.
+constexpr const char* kLenQ = "batch, len_q, d_model";
+constexpr const char* kLenK = "batch, len_k, d_model";
+constexpr const char* kHeadsQ = "batch, heads, len_q, d_k";
+constexpr const char* kHeadsK = "batch, heads, len_k, d_k";
+constexpr const char* kHeadsV = "batch, heads, len_k, d_v";
+constexpr const char* kHeadsContext = "batch, heads, len_q, d_v";
+constexpr const char* kConcat = "batch, len_q, heads * d_v";
+
+// The constructor's check, run before the first Linear draws its weights.
+std::size_t checked_d_model(std::size_t d_model, std::size_t n_heads) {
+  if (n_heads == 0 || d_model % n_heads != 0) {
+    throw std::invalid_argument("MultiHeadAttention: d_model (" + std::to_string(d_model) +
+                                ") must be a positive multiple of n_heads (" +
+                                std::to_string(n_heads) +
+                                ") so that every head gets d_k = d_model / n_heads columns");
+  }
+  return d_model;
+}
+
+}  // namespace
+
+// [split heads]
+Tensor4 split_heads(const Tensor3& x, std::size_t n_heads) {
+  // x [B, L, H * d_k] -> [B, H, L, d_k]: head h of position l is columns h*d_k .. (h+1)*d_k - 1
+  // of row l. Each head becomes one contiguous [L, d_k] matrix, ready for matmul.
+  const std::size_t B = x.shape(0), L = x.shape(1), d = x.shape(2);
+  require(n_heads > 0 && d % n_heads == 0, "split_heads",
+          "last axis of " + shape_string(x.shape()) + " is not divisible into " +
+              std::to_string(n_heads) + " heads");
+  const std::size_t d_k = d / n_heads;
+  Tensor4 heads = Tensor4::from_shape({B, n_heads, L, d_k});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t l = 0; l < L; ++l) {
+      const float* row = x.data() + (b * L + l) * d;
+      for (std::size_t h = 0; h < n_heads; ++h)
+        std::copy(row + h * d_k, row + (h + 1) * d_k,
+                  heads.data() + ((b * n_heads + h) * L + l) * d_k);
+    }
+  return heads;
+}
+
+Tensor3 concat_heads(const Tensor4& x) {
+  // x [B, H, L, d_k] -> [B, L, H * d_k]: the exact inverse of split_heads.
+  const std::size_t B = x.shape(0), H = x.shape(1), L = x.shape(2), d_k = x.shape(3);
+  Tensor3 joined = Tensor3::from_shape({B, L, H * d_k});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t l = 0; l < L; ++l) {
+        const float* head_row = x.data() + ((b * H + h) * L + l) * d_k;
+        std::copy(head_row, head_row + d_k, joined.data() + (b * L + l) * H * d_k + h * d_k);
+      }
+  return joined;
+}
+// [split heads]
+
+MultiHeadAttention::MultiHeadAttention(std::size_t d_model, std::size_t n_heads, bool bias,
+                                       Rng& rng)
+    : w_q(checked_d_model(d_model, n_heads), d_model, bias, rng),
+      w_k(d_model, d_model, bias, rng),
+      w_v(d_model, d_model, bias, rng),
+      w_o(d_model, d_model, bias, rng),
+      d_model_(d_model),
+      n_heads_(n_heads) {}
+
+// [mha forward]
+Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& memory,
+                                    const Mask* mask) {
+  // query_input [B, Lq, d_model], memory [B, Lk, d_model], mask [B, Lq, Lk] -> [B, Lq, d_model]
+  require_shape(kName, "query_input", query_input, {kAnyExtent, kAnyExtent, d_model_},
+                "(batch, len_q, d_model)");
+  require_shape(kName, "memory", memory, {kAnyExtent, kAnyExtent, d_model_},
+                "(batch, len_k, d_model)");
+  require(query_input.shape(0) == memory.shape(0), kName,
+          "batch sizes differ: query_input " + shape_string(query_input.shape()) + ", memory " +
+              shape_string(memory.shape()));
+  const std::size_t B = query_input.shape(0), Lq = query_input.shape(1), Lk = memory.shape(1);
+  if (mask) require_shape(kName, "mask", *mask, {B, Lq, Lk}, "(batch, len_q, len_k)");
+
+  // One [d_model, d_model] product projects every head at once.
+  const Tensor3 q = traced(w_q.forward(query_input), "project queries", "Q", kLenQ);
+  const Tensor3 k = traced(w_k.forward(memory), "project keys", "K", kLenK);
+  const Tensor3 v = traced(w_v.forward(memory), "project values", "V", kLenK);
+
+  // Head h owns columns h*d_k .. (h+1)*d_k - 1 of each projection.
+  const Tensor4 q_heads = traced(split_heads(q, n_heads_), "split heads", "Q", kHeadsQ);
+  const Tensor4 k_heads = traced(split_heads(k, n_heads_), "split heads", "K", kHeadsK);
+  const Tensor4 v_heads = traced(split_heads(v, n_heads_), "split heads", "V", kHeadsV);
+
+  // Every head attends independently, with its own d_k-wide queries, keys and values; the mask
+  // is the same for all heads.
+  Tensor4 context;
+  {
+    trace::Scope scope("ScaledDotProductAttention, all heads at once");
+    context = attention_.forward(q_heads, k_heads, v_heads, mask);
+  }
+
+  Tensor3 joined = traced(concat_heads(context), "concat heads", "concat", kConcat);
+  // W_O mixes the heads: without it each output column would come from a single head.
+  Tensor3 output = traced(w_o.forward(std::move(joined)), "output projection", "output", kLenQ);
+  if (grad_enabled()) {  // sizes checked by backward
+    has_forward_ = true;
+    batch_ = B;
+    len_q_ = Lq;
+  }
+  return output;
+}
+// [mha forward]
+
+// [mha backward]
+MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& d_output) {
+  // d_output [B, Lq, d_model] -> query_input [B, Lq, d_model], memory [B, Lk, d_model]
+  // Forward, step by step, and the backward of each step, run in reverse order:
+  //   output = concat W_Oᵀ (+ b_O)        ->  d_concat = d_output W_O        (Linear backward)
+  //   concat = concat_heads(C)            ->  dC = split_heads(d_concat)     (the inverse copy)
+  //   C = Attention(Qh, Kh, Vh)           ->  dQh, dKh, dVh                  (chapter 05)
+  //   Qh = split_heads(Q), likewise K, V  ->  dQ = concat_heads(dQh), ...
+  //   Q = query_input W_Qᵀ                ->  d_query_input = dQ W_Q
+  //   K = memory W_Kᵀ, V = memory W_Vᵀ    ->  d_memory = dK W_K + dV W_V     (memory feeds both)
+  // Each Linear backward also accumulates its own dW = dyᵀ x and db = Σ dy.
+  require(has_forward_, kName, "backward called before forward");
+  require_shape(std::string(kName) + " backward", "d_output", d_output, {batch_, len_q_, d_model_},
+                "(batch, len_q, d_model)");
+  const Tensor3 d_concat = traced(w_o.backward(d_output), "backward W_O", "d_concat", kLenQ);
+  const Tensor4 d_context =
+      traced(split_heads(d_concat, n_heads_), "backward concat", "d_context", kHeadsContext);
+
+  ScaledDotProductAttention::Grads d_heads;
+  {
+    trace::Scope scope("ScaledDotProductAttention backward");
+    d_heads = attention_.backward(d_context);
+  }
+
+  const Tensor3 dq = traced(concat_heads(d_heads.q), "backward split", "dQ", kLenQ);
+  const Tensor3 dk = traced(concat_heads(d_heads.k), "backward split", "dK", kLenK);
+  const Tensor3 dv = traced(concat_heads(d_heads.v), "backward split", "dV", kLenK);
+
+  Grads grads;
+  grads.query_input = traced(w_q.backward(dq), "backward W_Q", "d_query_input", kLenQ);
+  grads.memory = w_k.backward(dk);
+  grads.memory += w_v.backward(dv);
+  trace::step(kName, "backward W_K, W_V", "d_memory", grads.memory, kLenK);
+  return grads;
+}
+// [mha backward]
+
+void MultiHeadAttention::collect_parameters(ParameterList& list) {
+  list.add_module("w_q", w_q);
+  list.add_module("w_k", w_k);
+  list.add_module("w_v", w_v);
+  list.add_module("w_o", w_o);
+}
+
+}  // namespace tfm

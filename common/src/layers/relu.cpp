@@ -1,0 +1,47 @@
+#include "tfm/layers/relu.hpp"
+#include "tfm/core/no_grad.hpp"
+
+namespace tfm {
+
+// [relu forward]
+Tensor3 ReLU::forward(const Tensor3& x) {
+  // x: [B, L, d]  ->  y: [B, L, d]
+  Tensor3 y = Tensor3::from_shape(x.shape());
+  const float* in = x.data();
+  float* out = y.data();
+  const std::size_t n = x.size();
+  if (!grad_enabled()) {  // inference: the output alone
+#pragma omp parallel for simd if (n > (1 << 16))
+    for (std::size_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    return y;
+  }
+  positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
+  std::uint8_t* positive = positive_.data();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) {
+    positive[i] = in[i] > 0.0f;
+    out[i] = positive[i] ? in[i] : 0.0f;
+  }
+  return y;
+}
+// [relu forward]
+
+// [relu backward]
+Tensor3 ReLU::backward(const Tensor3& dy) {
+  // dy: [B, L, d]  ->  dx: [B, L, d]
+  // d max(0, x)/dx is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
+  require(dy.shape() == positive_.shape(), "ReLU backward",
+          "dy has shape " + shape_string(dy.shape()) + ", but forward produced " +
+              shape_string(positive_.shape()));
+  Tensor3 dx = Tensor3::from_shape(dy.shape());
+  const std::uint8_t* positive = positive_.data();
+  const float* g = dy.data();
+  float* out = dx.data();
+  const std::size_t n = dy.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) out[i] = positive[i] ? g[i] : 0.0f;
+  return dx;
+}
+// [relu backward]
+
+}  // namespace tfm

@@ -1,0 +1,49 @@
+#include "tfm/layers/softmax.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tfm {
+
+// [softmax forward]
+void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) {
+  // x, y: [rows, cols]; every row becomes a probability distribution. Rows are independent,
+  // so they are shared out among the threads.
+#pragma omp parallel for if (rows * cols > (1 << 15))
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* in = x + r * cols;
+    float* out = y + r * cols;
+    // Subtract the row maximum so that the largest exponent is e^0 = 1: no overflow, and a
+    // row of -1e9 (fully masked) becomes uniform instead of 0/0.
+    float max = in[0];
+    for (std::size_t j = 1; j < cols; ++j) max = std::max(max, in[j]);
+    float sum = 0.0f;
+    for (std::size_t j = 0; j < cols; ++j) {
+      out[j] = std::exp(in[j] - max);
+      sum += out[j];
+    }
+    const float inv = 1.0f / sum;  // sum >= 1: the maximum contributes e^0
+    for (std::size_t j = 0; j < cols; ++j) out[j] *= inv;
+  }
+}
+// [softmax forward]
+
+// [softmax backward]
+void softmax_rows_backward(const float* y, const float* dy, float* dx, std::size_t rows,
+                           std::size_t cols) {
+  // y, dy, dx: [rows, cols].
+  // The Jacobian of one row is dy_i/dx_j = y_i (δ_ij - y_j), so the vector-Jacobian product is
+  // dx_j = y_j (dy_j - Σ_i dy_i y_i): one dot product per row, never the [cols, cols] matrix.
+#pragma omp parallel for if (rows * cols > (1 << 15))
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* yr = y + r * cols;
+    const float* dyr = dy + r * cols;
+    float* dxr = dx + r * cols;
+    float dot = 0.0f;
+    for (std::size_t j = 0; j < cols; ++j) dot += dyr[j] * yr[j];
+    for (std::size_t j = 0; j < cols; ++j) dxr[j] = yr[j] * (dyr[j] - dot);
+  }
+}
+// [softmax backward]
+
+}  // namespace tfm

@@ -1,0 +1,66 @@
+#include "tfm/model/decoder.hpp"
+
+#include <string>
+
+#include "tfm/core/no_grad.hpp"
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+
+Decoder::Decoder(const Config& c, Embedding& embedding, Rng& rng)
+    : embedding_(&embedding), positions_(c.max_len, c.d_model), dropout_(c.dropout, rng.next_u64()) {
+  layers.reserve(c.n_decoder_layers);
+  for (std::size_t i = 0; i < c.n_decoder_layers; ++i) layers.emplace_back(c, rng);
+}
+
+// [decoder forward]
+Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Mask* self_mask,
+                         const Mask* cross_mask) {
+  trace::Scope scope("Decoder");
+  if (grad_enabled()) tgt_in_ = tgt_in;  // for the embedding's gradient
+  Tensor3 x = embedding_->forward(tgt_in);
+  positions_.add_to(x);
+  x = dropout_.forward(x);
+  trace::step("Decoder", "dropout(embedding + positions)", "x", x, "batch, tgt_len, d_model");
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    trace::Scope layer_scope("decoder layer " + std::to_string(i));
+    x = layers[i].forward(x, memory, self_mask, cross_mask);
+  }
+  return x;
+}
+// [decoder forward]
+
+// [decoder backward]
+Tensor3 Decoder::backward(const Tensor3& d_hidden) {
+  Tensor3 dx = d_hidden;
+  Tensor3 d_memory;
+  for (std::size_t i = layers.size(); i-- > 0;) {
+    DecoderLayer::Grads g = layers[i].backward(dx);
+    dx = std::move(g.x);
+    // Every layer reads the same memory, so their contributions add up.
+    if (d_memory.size() == 0)
+      d_memory = std::move(g.memory);
+    else
+      d_memory += g.memory;
+  }
+  // The table may be shared with the other stack, so it is told which ids this gradient is for.
+  embedding_->backward(tgt_in_, dropout_.backward(dx));
+  return d_memory;
+}
+// [decoder backward]
+
+void Decoder::set_training(bool on) {
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void Decoder::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  visit(dropout_);
+  for (DecoderLayer& layer : layers) layer.for_each_dropout(visit);
+}
+
+void Decoder::collect_parameters(ParameterList& list) {
+  for (std::size_t i = 0; i < layers.size(); ++i)
+    list.add_module("layers." + std::to_string(i), layers[i]);
+}
+
+}  // namespace tfm

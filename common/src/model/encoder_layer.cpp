@@ -1,0 +1,62 @@
+#include "tfm/model/encoder_layer.hpp"
+
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+
+EncoderLayer::EncoderLayer(const Config& c, Rng& rng)
+    : self_attn(c.d_model, c.n_heads, c.attention_bias, rng),
+      norm1(c.d_model, c.dropout, rng.next_u64()),
+      ffn(c.d_model, c.d_ff, c.linear_bias, c.dropout, rng.next_u64(), rng),
+      norm2(c.d_model, c.dropout, rng.next_u64()) {}
+
+// [encoder layer forward]
+Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
+  Tensor3 attended;
+  {
+    trace::Scope scope("self-attention");
+    attended = self_attn.forward(x, x, src_mask);
+  }
+  Tensor3 h = norm1.forward(x, attended);
+  Tensor3 transformed;
+  {
+    trace::Scope scope("feed-forward");
+    transformed = ffn.forward(h);
+  }
+  return norm2.forward(h, transformed);
+}
+// [encoder layer forward]
+
+// [encoder layer backward]
+Tensor3 EncoderLayer::backward(const Tensor3& dy) {
+  // Walk the forward in reverse; where x feeds two paths (residual and sub-layer) the gradients add.
+  AddNorm::Grads g2 = norm2.backward(dy);
+  Tensor3 dh = std::move(g2.residual);
+  dh += ffn.backward(g2.sublayer_output);
+  AddNorm::Grads g1 = norm1.backward(dh);
+  MultiHeadAttention::Grads ga = self_attn.backward(g1.sublayer_output);
+  Tensor3 dx = std::move(g1.residual);
+  dx += ga.query_input;
+  dx += ga.memory;
+  return dx;
+}
+// [encoder layer backward]
+
+void EncoderLayer::set_training(bool on) {
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void EncoderLayer::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  norm1.for_each_dropout(visit);
+  ffn.for_each_dropout(visit);
+  norm2.for_each_dropout(visit);
+}
+
+void EncoderLayer::collect_parameters(ParameterList& list) {
+  list.add_module("self_attn", self_attn);
+  list.add_module("norm1", norm1);
+  list.add_module("ffn", ffn);
+  list.add_module("norm2", norm2);
+}
+
+}  // namespace tfm

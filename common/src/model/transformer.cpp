@@ -1,0 +1,93 @@
+#include "tfm/model/transformer.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+
+// [make masks]
+BatchMasks make_masks(const TokenIds& src, const TokenIds& tgt_in) {
+  require(src.shape(0) == tgt_in.shape(0), "make_masks",
+          "source " + shape_string(src.shape()) + " and target " + shape_string(tgt_in.shape()) +
+              " have different batch sizes");
+  return {padding_mask(src, src.shape(1)), decoder_self_mask(tgt_in),
+          padding_mask(src, tgt_in.shape(1))};
+}
+// [make masks]
+
+namespace {
+constexpr trace::Component traced("Transformer");
+
+Config validated(const Config& c) {
+  c.validate();
+  return c;
+}
+
+float embedding_init_std(const Config& c) {
+  return c.scaled_embedding_init ? 1.0f / std::sqrt(static_cast<float>(c.d_model)) : 1.0f;
+}
+}  // namespace
+
+Transformer::Transformer(const Config& config, std::uint64_t seed)
+    : config_(validated(config)),
+      rng_(seed),
+      src_embedding(config_.src_vocab_size, config_.d_model, rng_, embedding_init_std(config_)),
+      tgt_embedding(config_.shared_embedding
+                        ? std::nullopt
+                        : std::optional<Embedding>(std::in_place, config_.tgt_vocab_size,
+                                                   config_.d_model, rng_,
+                                                   embedding_init_std(config_))),
+      encoder(config_, src_embedding, rng_),
+      decoder(config_, tgt_embedding ? *tgt_embedding : src_embedding, rng_),
+      generator(config_.d_model, config_.tgt_vocab_size, config_.linear_bias, rng_) {}
+
+// [transformer forward]
+Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
+  trace::Scope scope("Transformer");
+  trace::step("Transformer", "source tokens", "src", src, "batch, src_len");
+  trace::step("Transformer", "target tokens (shifted right)", "tgt_in", tgt_in, "batch, tgt_len");
+  masks_ = make_masks(src, tgt_in);
+  trace::step("Transformer", "source padding mask", "src_mask", masks_.source, "batch, src_len, src_len");
+  trace::step("Transformer", "target padding + subsequent mask", "tgt_mask", masks_.target,
+              "batch, tgt_len, tgt_len");
+  trace::step("Transformer", "cross-attention mask", "cross_mask", masks_.cross,
+              "batch, tgt_len, src_len");
+  const Tensor3 memory = encoder.forward(src, &masks_.source);
+  const Tensor3 hidden = decoder.forward(tgt_in, memory, &masks_.target, &masks_.cross);
+  return traced(generator.forward(hidden), "project to the vocabulary", "logits",
+                "batch, tgt_len, tgt_vocab");
+}
+// [transformer forward]
+
+// [transformer backward]
+void Transformer::backward(const Tensor3& d_logits) {
+  const Tensor3 d_hidden = generator.backward(d_logits);
+  const Tensor3 d_memory = decoder.backward(d_hidden);
+  encoder.backward(d_memory);
+}
+// [transformer backward]
+
+void Transformer::set_training(bool on) {
+  for_each_dropout([on](Dropout& d) { d.set_training(on); });
+}
+
+void Transformer::for_each_dropout(const std::function<void(Dropout&)>& visit) {
+  encoder.for_each_dropout(visit);
+  decoder.for_each_dropout(visit);
+}
+
+void Transformer::collect_parameters(ParameterList& list) {
+  if (tgt_embedding) {
+    list.add_module("src_embedding", src_embedding);
+    list.add_module("tgt_embedding", *tgt_embedding);
+  } else {
+    list.add_module("embedding", src_embedding);
+  }
+  list.add_module("encoder", encoder);
+  list.add_module("decoder", decoder);
+  list.add_module("generator", generator);
+}
+
+}  // namespace tfm

@@ -1,0 +1,74 @@
+#include "tfm/train/adam.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "tfm/core/tensor.hpp"
+
+namespace tfm {
+
+Adam::Adam(const ParameterList& params, AdamOptions options) : params_(params), options_(options) {
+  // The same checks (and ranges) as torch.optim.Adam's constructor.
+  require(options.beta1 >= 0.0f && options.beta1 < 1.0f, "Adam", "beta1 must lie in [0, 1)");
+  require(options.beta2 >= 0.0f && options.beta2 < 1.0f, "Adam", "beta2 must lie in [0, 1)");
+  require(options.eps >= 0.0f, "Adam", "eps must not be negative");
+  require(options.weight_decay >= 0.0f, "Adam", "weight_decay must not be negative");
+  for (const ParameterRef& p : params_) {
+    m_.emplace_back(p.size, 0.0f);
+    v_.emplace_back(p.size, 0.0f);
+  }
+}
+
+// [adam step]
+void Adam::step(float learning_rate) {
+  require(learning_rate >= 0.0f, "Adam", "the learning rate must not be negative");
+  ++steps_;
+  const double t = static_cast<double>(steps_);
+  const float b1 = options_.beta1, b2 = options_.beta2, eps = options_.eps;
+  const float decay = options_.weight_decay;
+  // The bias corrections, in double: β2^t for t in the thousands is 1 - (a small number).
+  const float step_size =
+      static_cast<float>(learning_rate / (1.0 - std::pow(static_cast<double>(b1), t)));
+  const float inv_sqrt_correction2 =
+      static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(static_cast<double>(b2), t)));
+  for (std::size_t k = 0; k < params_.size(); ++k) {
+    const ParameterRef& p = params_.refs()[k];
+    float* m = m_[k].data();
+    float* v = v_[k].data();
+    // Every entry is updated on its own: the threads share the entries of a big parameter.
+#pragma omp parallel for simd if (p.size > (1 << 16))
+    for (std::size_t i = 0; i < p.size; ++i) {
+      const float g = p.grad[i] + decay * p.value[i];  // L2 penalty, as torch.optim.Adam
+      m[i] = b1 * m[i] + (1.0f - b1) * g;              // running mean of g
+      v[i] = b2 * v[i] + (1.0f - b2) * g * g;          // running mean of g²
+      // θ -= lr/(1-β1^t) · m / (√v/√(1-β2^t) + ε): ε is added after the correction, as PyTorch.
+      p.value[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_correction2 + eps);
+    }
+  }
+}
+// [adam step]
+
+const std::vector<float>& Adam::first_moment(std::size_t index) const { return m_.at(index); }
+const std::vector<float>& Adam::second_moment(std::size_t index) const { return v_.at(index); }
+
+void Adam::restore(std::size_t steps, std::vector<std::vector<float>> first,
+                   std::vector<std::vector<float>> second) {
+  const std::string count = std::to_string(params_.size());
+  require(first.size() == params_.size() && second.size() == params_.size(), "Adam restore",
+          "the saved state has " + std::to_string(first.size()) + " first and " +
+              std::to_string(second.size()) + " second moments for " + count + " parameters");
+  for (std::size_t k = 0; k < params_.size(); ++k) {
+    const ParameterRef& p = params_.refs()[k];
+    require(first[k].size() == p.size && second[k].size() == p.size, "Adam restore",
+            "the saved moments of '" + p.name + "' have " + std::to_string(first[k].size()) +
+                " and " + std::to_string(second[k].size()) + " entries, the parameter has " +
+                std::to_string(p.size));
+  }
+  steps_ = steps;
+  m_ = std::move(first);
+  v_ = std::move(second);
+}
+
+}  // namespace tfm

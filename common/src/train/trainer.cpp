@@ -1,0 +1,158 @@
+#include "tfm/train/trainer.hpp"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include <chrono>
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/train/gradient_clipping.hpp"
+#include "tfm/io/line_chart.hpp"
+#include "tfm/core/no_grad.hpp"
+#include "tfm/io/progress_bar.hpp"
+#include "tfm/core/trace.hpp"
+
+namespace tfm {
+namespace {
+
+// Every step allocates and frees the same activations, megabytes each. By default glibc gives
+// every freed block above 128 KB back to the kernel (and trims the heap's top above 128 KB), so
+// the next step faults in fresh zeroed pages again: ~5% of a step. With these limits raised the
+// freed blocks stay in the heap and are reused; peak memory does not grow.
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks up to 32 MB (glibc's maximum) come from the heap
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // and freeing them never shrinks it
+#endif
+}
+
+}  // namespace
+
+TrainingOptions TrainingOptions::from_config(const Config& config) {
+  TrainingOptions options;
+  options.clip_norm = config.clip_norm;
+  options.label_smoothing = config.label_smoothing;
+  options.schedule = LearningRateSchedule::from_config(config);
+  return options;
+}
+
+std::string summary(const TrainingHistory& h) {
+  std::ostringstream line;
+  line.setf(std::ios::fixed);
+  line.precision(1);
+  line << "trained " << h.steps.size() << " steps in " << h.seconds << " s: ";
+  line.precision(0);
+  line << h.tokens_per_second() << " tokens/s";
+  line.precision(4);
+  if (!h.train_loss.empty()) line << "; loss " << h.train_loss.front() << " -> " << h.train_loss.back();
+  if (!h.held_out_loss.empty()) line << "; held-out loss " << h.held_out_loss.back();
+  line << "\n";
+  return line.str();
+}
+
+void write_loss_curve_svg(const std::string& path, const TrainingHistory& h, const std::string& title) {
+  ChartSeries train{"train", {h.steps.begin(), h.steps.end()}, h.train_loss, "#1f77b4"};
+  ChartSeries held_out{"held-out", {h.eval_steps.begin(), h.eval_steps.end()}, h.held_out_loss, "#d62728"};
+  write_line_chart_svg(path, {train, held_out}, {title, "step", "loss", true});
+}
+
+void resume_training(Transformer& model, const Adam& optimizer) {
+  model.for_each_dropout([&](Dropout& d) { d.skip(optimizer.steps_taken()); });
+}
+
+double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
+  model.set_training(false);
+  CrossEntropy loss_fn(kPadId);
+  NoGrad no_grad;  // the held-out loss needs no backward: the forwards keep nothing
+  double total = 0.0;
+  std::size_t tokens = 0;
+  for (const Batch& batch : batches) {
+    const float loss = loss_fn.forward(model.forward(batch.src, batch.tgt_in), batch.tgt_out);
+    total += static_cast<double>(loss) * static_cast<double>(loss_fn.counted_tokens());
+    tokens += loss_fn.counted_tokens();
+  }
+  return tokens > 0 ? total / static_cast<double>(tokens) : 0.0;
+}
+
+// [training step]
+TrainingHistory train(Transformer& model, Adam& optimizer,
+                      const std::function<Batch(std::size_t index)>& training_batch,
+                      const std::vector<Batch>& held_out, const TrainingOptions& options,
+                      std::ostream& out, bool interactive) {
+  if (options.max_steps == 0 && options.max_seconds <= 0.0)
+    throw TrainingError("training needs a budget: a number of steps or of minutes");
+  keep_freed_memory_for_reuse();
+  const ParameterList params = parameters_of(model);
+  CrossEntropy loss_fn(kPadId, options.label_smoothing);
+  ProgressBar bar(out, interactive);
+  TrainingHistory history;
+  TrainingProgress progress;
+  progress.total_steps = options.max_steps;
+  progress.total_seconds = options.max_seconds;
+
+  // Only the first step narrates its shapes; evaluation and the other steps run silently.
+  const bool narrate = options.trace_first_step && trace::enabled();
+  trace::Enable quiet(false);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t done = 0;; ++done) {
+    if (options.max_steps > 0 && done >= options.max_steps) break;
+    if (options.max_seconds > 0.0 && seconds_since(start) >= options.max_seconds) break;
+    const std::size_t step = optimizer.steps_taken() + 1;
+    trace::Enable trace(narrate && done == 0);
+
+    const Batch batch = training_batch(step - 1);  // batch 0 for step 1, also after a resume
+    model.set_training(true);
+    params.zero_grad();
+    const Tensor3 logits = model.forward(batch.src, batch.tgt_in);
+    const float loss = loss_fn.forward(logits, batch.tgt_out);
+    if (!std::isfinite(loss)) {
+      std::ostringstream message;
+      message << "step " << step << ": the loss is " << loss << " (learning rate "
+              << options.schedule.at(step) << "); lower the learning rate or clip harder";
+      throw TrainingError(message.str());
+    }
+    model.backward(loss_fn.backward());
+    if (const auto bad = first_non_finite_gradient(params))
+      throw TrainingError("step " + std::to_string(step) + ": the gradient of '" + *bad +
+                          "' is not finite (loss " + std::to_string(loss) + ")");
+    if (options.clip_norm > 0.0f) clip_grad_norm(params, options.clip_norm);
+    const float rate = options.schedule.at(step);
+    optimizer.step(rate);
+
+    history.steps.push_back(step);
+    history.train_loss.push_back(loss);
+    history.tokens += loss_fn.counted_tokens();
+    progress.step = done + 1;
+    progress.loss = loss;
+    progress.learning_rate = rate;
+    progress.elapsed_seconds = seconds_since(start);
+    progress.tokens_per_second = history.tokens / std::max(progress.elapsed_seconds, 1e-9);
+    bar.update(progress);
+
+    if (options.eval_every > 0 && progress.step % options.eval_every == 0 && !held_out.empty()) {
+      history.eval_steps.push_back(step);
+      history.held_out_loss.push_back(evaluate_loss(model, held_out));
+      std::ostringstream line;
+      line << "step " << step << ": held-out loss " << history.held_out_loss.back();
+      bar.message(line.str());
+    }
+    if (options.checkpoint_every > 0 && options.checkpoint && step % options.checkpoint_every == 0)
+      bar.message(options.checkpoint(step));
+  }
+  history.seconds = seconds_since(start);
+  bar.finish(progress);
+  if (!held_out.empty() && !history.steps.empty() &&
+      (history.eval_steps.empty() || history.eval_steps.back() != history.steps.back())) {
+    history.eval_steps.push_back(history.steps.back());
+    history.held_out_loss.push_back(evaluate_loss(model, held_out));
+  }
+  model.set_training(false);
+  return history;
+}
+// [training step]
+
+}  // namespace tfm
