@@ -24,15 +24,15 @@
 #include <string>
 #include <vector>
 
-#include "tfm/train/adam.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/model/config.hpp"
-#include "tfm/decode/decoding.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/random.hpp"
-#include "tfm/train/trainer.hpp"
-#include "tfm/model/transformer.hpp"
 #include "tfm/data/vowel_restoration.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/transformer.hpp"
+#include "tfm/train/adam.hpp"
+#include "tfm/train/trainer.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

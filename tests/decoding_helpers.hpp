@@ -5,11 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tfm/model/config.hpp"
-#include "tfm/decode/decoding.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
 #include "tfm/data/vocabulary.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/model/config.hpp"
 
 namespace tfm::testing {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tfm/model/config.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/model/config.hpp"
 
 namespace tfm::testing {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,10 +13,10 @@
 #include <xtensor/xadapt.hpp>  // tests compare flat vectors (e.g. Adam's moments) via xt::adapt
 
 
-#include "tfm/layers/mask.hpp"
-#include "tfm/io/npy.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/io/npy.hpp"
+#include "tfm/layers/mask.hpp"
 
 namespace tfm::testing {
 

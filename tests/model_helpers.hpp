@@ -12,14 +12,14 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/model/config.hpp"
-#include "tfm/layers/feed_forward.hpp"
-#include "tfm/layers/layer_norm.hpp"
-#include "tfm/layers/mask.hpp"
-#include "tfm/io/npy.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/io/npy.hpp"
+#include "tfm/layers/feed_forward.hpp"
+#include "tfm/layers/layer_norm.hpp"
+#include "tfm/layers/mask.hpp"
+#include "tfm/model/config.hpp"
 
 namespace tfm::testing {
 

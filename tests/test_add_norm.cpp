@@ -9,8 +9,8 @@
 #include "expected_trace.hpp"
 #include "gradient_check.hpp"
 #include "model_helpers.hpp"
-#include "tfm/layers/add_norm.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/layers/add_norm.hpp"
 
 using namespace tfm;
 using testing::random_normal;

@@ -7,9 +7,9 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/layers/attention.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/layers/attention.hpp"
 
 using namespace tfm;
 using testing::random_normal;

@@ -22,11 +22,11 @@
 
 #include "fixtures.hpp"
 #include "temp_dir.hpp"
+#include "tfm/io/npy.hpp"
+#include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/train/cross_entropy.hpp"
-#include "tfm/io/npy.hpp"
-#include "tfm/model/transformer.hpp"
 
 using namespace tfm;
 using Catch::Contains;

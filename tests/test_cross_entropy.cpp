@@ -5,9 +5,9 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/train/cross_entropy.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/train/cross_entropy.hpp"
 
 using namespace tfm;
 

@@ -7,10 +7,10 @@
 #include <set>
 #include <string>
 
+#include "tfm/core/trace.hpp"
 #include "tfm/data/copy_task.hpp"
 #include "tfm/data/dataset.hpp"
 #include "tfm/data/toy_translation.hpp"
-#include "tfm/core/trace.hpp"
 #include "tfm/data/vowel_restoration.hpp"
 
 using namespace tfm;

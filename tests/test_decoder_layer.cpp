@@ -9,8 +9,8 @@
 #include "expected_trace.hpp"
 #include "gradient_check.hpp"
 #include "model_helpers.hpp"
-#include "tfm/model/decoder_layer.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/model/decoder_layer.hpp"
 
 using namespace tfm;
 using testing::padded_ids;

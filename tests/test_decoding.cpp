@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "decoding_helpers.hpp"
-#include "tfm/decode/decoding.hpp"
-#include "tfm/decode/incremental_decoding.hpp"
 #include "tfm/core/trace.hpp"
 #include "tfm/data/vowel_restoration.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/decode/incremental_decoding.hpp"
 
 using namespace tfm;
 using testing::random_forcing;

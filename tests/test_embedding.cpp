@@ -4,8 +4,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/layers/embedding.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/layers/embedding.hpp"
 
 using namespace tfm;
 

@@ -8,8 +8,8 @@
 #include "expected_trace.hpp"
 #include "gradient_check.hpp"
 #include "model_helpers.hpp"
-#include "tfm/model/encoder_layer.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/model/encoder_layer.hpp"
 
 using namespace tfm;
 using testing::padded_ids;

@@ -6,8 +6,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/layers/feed_forward.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/layers/feed_forward.hpp"
 
 using namespace tfm;
 using testing::load_as;

@@ -5,9 +5,9 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/layers/layer_norm.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/layers/layer_norm.hpp"
 
 using namespace tfm;
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "tfm/train/learning_rate.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/train/learning_rate.hpp"
 
 using namespace tfm;
 

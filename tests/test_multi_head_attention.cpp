@@ -5,8 +5,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/layers/multi_head_attention.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/layers/multi_head_attention.hpp"
 
 using namespace tfm;
 using testing::load_as;

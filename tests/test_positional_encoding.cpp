@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "fixtures.hpp"
-#include "tfm/layers/positional_encoding.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/layers/positional_encoding.hpp"
 
 using namespace tfm;
 

@@ -13,10 +13,10 @@
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
 #include "model_helpers.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/layers/positional_encoding.hpp"
 #include "tfm/model/decoder.hpp"
 #include "tfm/model/encoder.hpp"
-#include "tfm/layers/positional_encoding.hpp"
-#include "tfm/core/trace.hpp"
 
 using namespace tfm;
 using testing::padded_ids;

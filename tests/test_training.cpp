@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "tfm/data/copy_task.hpp"
-#include "tfm/decode/decoding.hpp"
 #include "tfm/data/toy_translation.hpp"
-#include "tfm/train/trainer.hpp"
-#include "tfm/decode/vowel_metrics.hpp"
 #include "tfm/data/vowel_restoration.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/decode/vowel_metrics.hpp"
+#include "tfm/train/trainer.hpp"
 
 using namespace tfm;
 

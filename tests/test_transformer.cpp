@@ -12,10 +12,10 @@
 #include "expected_trace.hpp"
 #include "fixtures.hpp"
 #include "model_helpers.hpp"
-#include "tfm/train/cross_entropy.hpp"
-#include "tfm/io/npy.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/io/npy.hpp"
 #include "tfm/model/transformer.hpp"
+#include "tfm/train/cross_entropy.hpp"
 
 using namespace tfm;
 

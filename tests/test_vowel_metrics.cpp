@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "tfm/decode/vowel_metrics.hpp"
 #include "tfm/data/vowel_restoration.hpp"
+#include "tfm/decode/vowel_metrics.hpp"
 
 using namespace tfm;
 

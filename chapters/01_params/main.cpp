@@ -6,9 +6,9 @@
 #include <iomanip>
 #include <iostream>
 
+#include "tfm/core/trace.hpp"
 #include "tfm/io/command_line.hpp"
 #include "tfm/model/config.hpp"
-#include "tfm/core/trace.hpp"
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "tfm/io/command_line.hpp"
+#include "tfm/core/trace.hpp"
 #include "tfm/data/copy_task.hpp"
 #include "tfm/data/dataset.hpp"
 #include "tfm/data/toy_translation.hpp"
-#include "tfm/core/trace.hpp"
 #include "tfm/data/vocabulary.hpp"
 #include "tfm/data/vowel_restoration.hpp"
+#include "tfm/io/command_line.hpp"
 
 namespace {
 

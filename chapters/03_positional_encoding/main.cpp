@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <iostream>
 
-#include "tfm/io/command_line.hpp"
-#include "tfm/model/config.hpp"
-#include "tfm/layers/embedding.hpp"
-#include "tfm/io/heatmap.hpp"
-#include "tfm/layers/positional_encoding.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/io/heatmap.hpp"
+#include "tfm/layers/embedding.hpp"
+#include "tfm/layers/positional_encoding.hpp"
+#include "tfm/model/config.hpp"
 
 #include <xtensor/xview.hpp>
 

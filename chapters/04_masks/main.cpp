@@ -9,9 +9,9 @@
 #include <iostream>
 #include <string>
 
+#include "tfm/core/trace.hpp"
 #include "tfm/io/command_line.hpp"
 #include "tfm/layers/mask.hpp"
-#include "tfm/core/trace.hpp"
 
 namespace {
 

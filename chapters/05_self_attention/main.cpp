@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "tfm/layers/attention.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/layers/mask.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/layers/attention.hpp"
+#include "tfm/layers/mask.hpp"
 
 namespace {
 

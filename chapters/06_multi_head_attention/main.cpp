@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "tfm/core/random.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/data/toy_translation.hpp"
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/command_line.hpp"
-#include "tfm/model/config.hpp"
 #include "tfm/io/heatmap.hpp"
 #include "tfm/layers/mask.hpp"
 #include "tfm/layers/multi_head_attention.hpp"
-#include "tfm/core/random.hpp"
-#include "tfm/data/toy_translation.hpp"
-#include "tfm/core/trace.hpp"
+#include "tfm/model/config.hpp"
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {

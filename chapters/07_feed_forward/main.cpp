@@ -9,12 +9,12 @@
 #include <string>
 #include <xtensor/xview.hpp>
 
-#include "tfm/io/command_line.hpp"
-#include "tfm/model/config.hpp"
-#include "tfm/layers/feed_forward.hpp"
-#include "tfm/layers/multi_head_attention.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/layers/feed_forward.hpp"
+#include "tfm/layers/multi_head_attention.hpp"
+#include "tfm/model/config.hpp"
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "tfm/core/random.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/data/toy_translation.hpp"
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/command_line.hpp"
+#include "tfm/layers/mask.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/decoder_layer.hpp"
 #include "tfm/model/encoder_layer.hpp"
-#include "tfm/layers/mask.hpp"
-#include "tfm/core/random.hpp"
-#include "tfm/data/toy_translation.hpp"
-#include "tfm/core/trace.hpp"
 
 namespace {
 

@@ -8,16 +8,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "tfm/core/no_grad.hpp"
+#include "tfm/core/random.hpp"
+#include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/command_line.hpp"
 #include "tfm/model/config.hpp"
-#include "tfm/core/random.hpp"
-#include "tfm/core/trace.hpp"
 #include "tfm/model/transformer.hpp"
 
 namespace {
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
     cli.config_options("csdn", "override one hyper-parameter (batch_size, src_len, ...)")
         .option("--seed", "N", "seed of the weights and of the random token ids", "0")
         .option("--repeat", "N", "timed forward passes after the traced one (median printed)", "1")
-        .flag("--eval", "time in evaluation mode (dropout off) instead of training mode");
+        .flag("--eval", "time in evaluation mode (dropout off, nothing kept for backward) instead of training mode");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
     const auto seed = cli.count("--seed");
@@ -149,7 +151,11 @@ int main(int argc, char** argv) {
 
     // [time forward]
     // The traced pass above was the warm-up; now the same forward with the trace off.
+    // Evaluation mode is PyTorch's model.eval() with torch.no_grad(): dropout off, and no layer
+    // keeps anything for a backward that will not come.
     model.set_training(!cli.flag_set("--eval"));
+    std::optional<tfm::NoGrad> no_grad;
+    if (cli.flag_set("--eval")) no_grad.emplace();
     std::vector<double> times;
     for (std::size_t r = 0; r < repeat; ++r) {
       const Clock::time_point start = Clock::now();

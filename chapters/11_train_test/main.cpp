@@ -16,15 +16,15 @@
 
 #include <xtensor/xview.hpp>
 
-#include "tfm/train/checkpoint.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/decode/decoding.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/decode/evaluation.hpp"
-#include "tfm/model/memory_estimate.hpp"
-#include "tfm/io/progress_bar.hpp"
-#include "tfm/train/task.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/decode/evaluation.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/io/progress_bar.hpp"
+#include "tfm/model/memory_estimate.hpp"
+#include "tfm/train/checkpoint.hpp"
+#include "tfm/train/task.hpp"
 #include "tfm/train/trainer.hpp"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "tfm/decode/decoding.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/decode/decoding.hpp"
 
 namespace tfm {
 namespace {

@@ -1,5 +1,5 @@
-#include "tfm/layers/dropout.hpp"
 #include "tfm/core/no_grad.hpp"
+#include "tfm/layers/dropout.hpp"
 
 #include <algorithm>
 #include <cmath>

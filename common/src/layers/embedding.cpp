@@ -4,8 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "tfm/core/trace.hpp"
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/trace.hpp"
 
 namespace tfm {
 

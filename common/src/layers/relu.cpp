@@ -1,5 +1,5 @@
-#include "tfm/layers/relu.hpp"
 #include "tfm/core/no_grad.hpp"
+#include "tfm/layers/relu.hpp"
 
 namespace tfm {
 

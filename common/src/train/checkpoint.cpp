@@ -14,8 +14,8 @@
 #include <sstream>
 #include <utility>
 
-#include "tfm/model/memory_estimate.hpp"
 #include "tfm/io/npy.hpp"
+#include "tfm/model/memory_estimate.hpp"
 
 namespace tfm {
 namespace fs = std::filesystem;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "tfm/decode/beam_search.hpp"
-#include "tfm/data/copy_task.hpp"
-#include "tfm/decode/decoding.hpp"
 #include "tfm/core/random.hpp"
+#include "tfm/data/copy_task.hpp"
 #include "tfm/data/toy_translation.hpp"
+#include "tfm/decode/beam_search.hpp"
+#include "tfm/decode/decoding.hpp"
 
 namespace tfm {
 

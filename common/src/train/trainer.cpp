@@ -9,12 +9,12 @@
 #include <ostream>
 #include <sstream>
 
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/train/gradient_clipping.hpp"
-#include "tfm/io/line_chart.hpp"
 #include "tfm/core/no_grad.hpp"
-#include "tfm/io/progress_bar.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/io/line_chart.hpp"
+#include "tfm/io/progress_bar.hpp"
+#include "tfm/train/gradient_clipping.hpp"
 
 namespace tfm {
 namespace {

@@ -14,8 +14,8 @@
 
 #include <cstddef>
 
-#include "tfm/data/dataset.hpp"
 #include "tfm/core/random.hpp"
+#include "tfm/data/dataset.hpp"
 #include "tfm/data/vocabulary.hpp"
 
 namespace tfm {

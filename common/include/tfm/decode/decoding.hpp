@@ -18,10 +18,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "tfm/decode/incremental_decoding.hpp"
 #include "tfm/core/tensor.hpp"
-#include "tfm/model/transformer.hpp"
 #include "tfm/data/vocabulary.hpp"
+#include "tfm/decode/incremental_decoding.hpp"
+#include "tfm/model/transformer.hpp"
 
 namespace tfm {
 

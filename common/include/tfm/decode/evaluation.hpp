@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tfm/train/task.hpp"
-#include "tfm/model/transformer.hpp"
 #include "tfm/decode/vowel_metrics.hpp"
+#include "tfm/model/transformer.hpp"
+#include "tfm/train/task.hpp"
 
 namespace tfm {
 

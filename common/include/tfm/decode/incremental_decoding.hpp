@@ -17,10 +17,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "tfm/core/tensor.hpp"
+#include "tfm/layers/multi_head_attention.hpp"
 #include "tfm/model/decoder.hpp"
 #include "tfm/model/decoder_layer.hpp"
-#include "tfm/layers/multi_head_attention.hpp"
-#include "tfm/core/tensor.hpp"
 #include "tfm/model/transformer.hpp"
 
 namespace tfm {

@@ -11,8 +11,8 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
-#include "tfm/model/transformer.hpp"
 #include "tfm/data/vocabulary.hpp"
+#include "tfm/model/transformer.hpp"
 
 namespace tfm {
 

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <functional>
 
-#include "tfm/layers/dropout.hpp"
-#include "tfm/layers/layer_norm.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/layers/dropout.hpp"
+#include "tfm/layers/layer_norm.hpp"
 
 namespace tfm {
 

@@ -6,8 +6,8 @@
 /// -1e9 before the softmax, as the reference write-ups do.
 #pragma once
 
-#include "tfm/layers/mask.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/layers/mask.hpp"
 
 namespace tfm {
 

@@ -10,12 +10,12 @@
 #include <cstdint>
 #include <functional>
 
-#include "tfm/layers/dropout.hpp"
-#include "tfm/layers/linear.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/random.hpp"
-#include "tfm/layers/relu.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/layers/dropout.hpp"
+#include "tfm/layers/linear.hpp"
+#include "tfm/layers/relu.hpp"
 
 namespace tfm {
 

@@ -12,12 +12,12 @@
 
 #include <cstddef>
 
-#include "tfm/layers/attention.hpp"
-#include "tfm/layers/linear.hpp"
-#include "tfm/layers/mask.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/layers/attention.hpp"
+#include "tfm/layers/linear.hpp"
+#include "tfm/layers/mask.hpp"
 
 namespace tfm {
 

@@ -7,11 +7,11 @@
 #include <functional>
 #include <vector>
 
-#include "tfm/model/config.hpp"
-#include "tfm/model/decoder_layer.hpp"
 #include "tfm/layers/dropout.hpp"
 #include "tfm/layers/embedding.hpp"
 #include "tfm/layers/positional_encoding.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/decoder_layer.hpp"
 
 namespace tfm {
 

@@ -5,12 +5,12 @@
 
 #include <functional>
 
+#include "tfm/core/random.hpp"
 #include "tfm/layers/add_norm.hpp"
-#include "tfm/model/config.hpp"
 #include "tfm/layers/feed_forward.hpp"
 #include "tfm/layers/mask.hpp"
 #include "tfm/layers/multi_head_attention.hpp"
-#include "tfm/core/random.hpp"
+#include "tfm/model/config.hpp"
 
 namespace tfm {
 

@@ -5,11 +5,11 @@
 #include <functional>
 #include <vector>
 
-#include "tfm/model/config.hpp"
 #include "tfm/layers/dropout.hpp"
 #include "tfm/layers/embedding.hpp"
-#include "tfm/model/encoder_layer.hpp"
 #include "tfm/layers/positional_encoding.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/encoder_layer.hpp"
 
 namespace tfm {
 

@@ -6,12 +6,12 @@
 #include <functional>
 #include <optional>
 
-#include "tfm/model/config.hpp"
-#include "tfm/model/decoder.hpp"
 #include "tfm/layers/embedding.hpp"
-#include "tfm/model/encoder.hpp"
 #include "tfm/layers/linear.hpp"
 #include "tfm/layers/mask.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/decoder.hpp"
+#include "tfm/model/encoder.hpp"
 
 namespace tfm {
 

@@ -41,10 +41,10 @@
 #include <string>
 #include <vector>
 
-#include "tfm/train/adam.hpp"
-#include "tfm/model/config.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/data/vocabulary.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/train/adam.hpp"
 
 namespace tfm {
 

@@ -13,8 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tfm/layers/mask.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/layers/mask.hpp"
 
 namespace tfm {
 

@@ -12,11 +12,11 @@
 #include <utility>
 #include <vector>
 
-#include "tfm/model/config.hpp"
 #include "tfm/data/dataset.hpp"
-#include "tfm/model/transformer.hpp"
 #include "tfm/data/vocabulary.hpp"
 #include "tfm/data/vowel_restoration.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/transformer.hpp"
 
 namespace tfm {
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "tfm/data/dataset.hpp"
+#include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/cross_entropy.hpp"
-#include "tfm/data/dataset.hpp"
 #include "tfm/train/learning_rate.hpp"
-#include "tfm/model/transformer.hpp"
 
 namespace tfm {
 
