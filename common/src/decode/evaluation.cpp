@@ -107,12 +107,11 @@ std::string results_text(const VowelEvaluation& r) {
   std::string beaten, ahead;
   for (const ScoredRule& baseline : r.baselines) {
     const std::string name = baseline.name.substr(baseline.name.find(": ") + 2);
-    std::string& list = r.model.score.vowel_accuracy() > baseline.score.vowel_accuracy() ? beaten : ahead;
-    list += (list.empty() ? "" : "; ") + name;
+    const bool better = r.model.score.vowel_accuracy() > baseline.score.vowel_accuracy();
+    (better ? beaten : ahead) += "  - " + name + "\n";
   }
-  text += "\nThe model (letters kept) restores more vowels than: " + (beaten.empty() ? "none" : beaten) +
-          ".\nFewer than (or as many as): " + (ahead.empty() ? "none" : ahead) + ".\n";
-
+  text += "\nThe model (letters kept) restores more vowels than:\n" + (beaten.empty() ? "  - none\n" : beaten) +
+          "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead);
   text += "\nReference 002's test sentences (it printed the middle column):\n";
   for (const ReferenceSentence& s : r.sentences)
     text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(), s.reference_output.c_str(),
