@@ -210,13 +210,15 @@ Config preset(const std::string& name) {
   if (name == "vowels-small") {
     // Chapter 11's default: reference 002's task at a size that learns in minutes on two cores
     // (chosen by measurement; the chapter page gives the figures). Embeddings start small so the
-    // positional signal is not drowned, and the rate warms up.
+    // positional signal is not drowned, and the rate warms up. No dropout: 1,600 steps of 64
+    // windows see a fifth of the text once, far from overfitting, and dropout only slows that
+    // short a run down (measured: 0.751 held-out vowel accuracy with 0.1, 0.782 without).
     c = preset("vowels");
     c.preset = name;
     c.src_vocab_size = c.tgt_vocab_size = 32;
     c.d_model = 128; c.n_heads = 4; c.n_encoder_layers = c.n_decoder_layers = 2; c.d_ff = 512;
-    c.max_len = 64; c.batch_size = 64; c.learning_rate = 2e-3f; c.warmup_steps = 100;
-    c.scaled_embedding_init = true;
+    c.max_len = 64; c.batch_size = 64; c.learning_rate = 4e-3f; c.warmup_steps = 200;
+    c.dropout = 0.0f; c.scaled_embedding_init = true;
     return c;
   }
   std::string known;
