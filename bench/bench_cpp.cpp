@@ -262,11 +262,8 @@ JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
     cpu.push_back(cpu_seconds());
     return batches[wall.size() - 1];
   };
-  tfm::TrainingOptions options;
+  tfm::TrainingOptions options = tfm::TrainingOptions::from_config(config);  // vowels: constant rate
   options.max_steps = std::size_t(warmup + steps);
-  options.clip_norm = config.clip_norm;
-  options.label_smoothing = config.label_smoothing;
-  options.schedule = tfm::LearningRateSchedule::constant(config.learning_rate);
   options.trace_first_step = false;
   std::ostream discard(nullptr);  // no progress bar: a stream without a buffer drops everything
   const tfm::TrainingHistory history =
