@@ -3,6 +3,7 @@
 //
 //   bench_transformer --row sgemm                     cblas_sgemm on the `vowels` model's shapes
 //   bench_transformer --row train --steps 3           training steps at the `vowels` preset
+//                                 [--profile]         ... and where their time went
 //   bench_transformer --row forward --runs 5          forward of the `csdn` preset, evaluation mode
 //   bench_transformer --row decode --batch 64         greedy decoding of 40-character windows
 //                                   [--uncached]      ... re-running the decoder on the prefix
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/data/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
@@ -118,6 +120,11 @@ class JsonObject {
   }
   JsonObject& object(const std::string& key, const JsonObject& value) {
     return raw(key, value.str());
+  }
+  JsonObject& objects(const std::string& key, const std::vector<JsonObject>& values) {
+    std::string list = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) list += (i ? ", " : "") + values[i].str();
+    return raw(key, list + "]");
   }
   std::string str() const { return "{" + body_ + "}"; }
 
@@ -241,10 +248,47 @@ JsonObject sgemm_row(int runs, int threads) {
   return out;
 }
 
+// OpenBLAS alone on one product kind the step ran: `batch` products of the same shape and
+// transposes, each on operands of its own (as the heads of attention are), OpenBLAS on `threads`
+// threads. GFLOP/s, median of `runs`.
+double sgemm_alone_gflops(const tfm::profile::Product& p, int threads, int runs) {
+  openblas_set_num_threads(threads);
+  const bool ta = p.op_a == 't', tb = p.op_b == 't';
+  const std::size_t lda = ta ? p.m : p.k, ldb = tb ? p.k : p.n;  // row-major, as stored
+  const std::size_t a_size = p.m * p.k, b_size = p.k * p.n, c_size = p.m * p.n;
+  std::vector<float> A(p.batch * a_size, 0.25f), B(p.batch * b_size, 0.5f), C(p.batch * c_size);
+  const Timings t = time_runs(1, runs, [&] {
+    for (std::size_t i = 0; i < p.batch; ++i)
+      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                  int(p.m), int(p.n), int(p.k), 1.0f, A.data() + i * a_size, int(lda),
+                  B.data() + i * b_size, int(ldb), 0.0f, C.data() + i * c_size, int(p.n));
+  });
+  openblas_set_num_threads(1);
+  return p.flops() / median(t.seconds) / 1e9;
+}
+
+// Where the time of the timed steps went, per step: every kind of work the library marks
+// (tfm::profile), products with their rate inside the step and OpenBLAS's alone on that shape.
+std::vector<JsonObject> profile_json(int steps, int blas_threads) {
+  std::vector<JsonObject> list;
+  for (const tfm::profile::Entry& e : tfm::profile::entries()) {
+    JsonObject entry;
+    entry.text("kind", e.kind)
+        .number("seconds_per_step", e.seconds / steps)
+        .number("calls_per_step", double(e.calls) / steps);
+    if (e.is_product)
+      entry.number("gflops", e.product.flops() * double(e.calls) / e.seconds / 1e9)
+          .number("gflops_alone", sgemm_alone_gflops(e.product, blas_threads, 5));
+    list.push_back(entry);
+  }
+  return list;
+}
+
 // Training steps at the `vowels` preset, timed inside the library's own loop (tfm::train, the
 // loop chapter 11 runs): forward, loss, backward, the non-finite guard, clipping, Adam. The time
-// of step i is the time between the loop asking for batch i and asking for batch i + 1.
-JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
+// of step i is the time between the loop asking for batch i and asking for batch i + 1. With
+// `profiled`, tfm::profile records the timed steps and the JSON holds the breakdown.
+JsonObject train_row(int warmup, int steps, std::uint64_t seed, bool profiled) {
   const tfm::Config config = vowels_config();
   tfm::Transformer model(config, seed);
   const tfm::ParameterList params = tfm::parameters_of(model);
@@ -257,7 +301,11 @@ JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
 
   std::vector<Clock::time_point> wall;  // when step i asked for its batch; the end last
   std::vector<double> cpu;
-  const std::function<tfm::Batch(std::size_t)> next_batch = [&](std::size_t) {
+  const std::function<tfm::Batch(std::size_t)> next_batch = [&](std::size_t index) {
+    if (profiled && index == std::size_t(warmup)) {
+      tfm::profile::reset();
+      tfm::profile::set_enabled(true);
+    }
     wall.push_back(Clock::now());
     cpu.push_back(cpu_seconds());
     return batches[wall.size() - 1];
@@ -270,6 +318,7 @@ JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
       tfm::train(model, optimizer, next_batch, {}, options, discard, false);
   wall.push_back(Clock::now());
   cpu.push_back(cpu_seconds());
+  tfm::profile::set_enabled(false);
 
   std::vector<double> seconds;
   for (std::size_t i = std::size_t(warmup); i + 1 < wall.size(); ++i)
@@ -290,6 +339,14 @@ JsonObject train_row(int warmup, int steps, std::uint64_t seed) {
       .number("cores_busy", timed_cpu / timed_wall)
       .object("threads", threads_json())
       .object("config", config_json(config));
+  if (profiled) {
+#ifdef _OPENMP
+    const int blas_threads = omp_get_max_threads();  // the threads the library's products had
+#else
+    const int blas_threads = openblas_get_num_threads();
+#endif
+    out.objects("profile", profile_json(steps, blas_threads));
+  }
   return out;
 }
 
@@ -362,6 +419,7 @@ int main(int argc, char** argv) {
         .option("--warmup", "N", "untimed training steps first (train)", "1")
         .option("--batch", "N", "windows decoded together (decode)", "1")
         .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
+        .flag("--profile", "record where the timed steps' time went, by kind of work (train)")
         .flag("--uncached", "decode by re-running the decoder on the whole prefix (decode)")
         .option("--seed", "N", "seed of the weights and of the random ids", "0");
     if (!cli.parse(argc, argv)) return 0;
@@ -373,7 +431,8 @@ int main(int argc, char** argv) {
       result = sgemm_row(runs, int(std::max(1LL, cli.integer("--blas-threads"))));
     else if (row == "train")
       result = train_row(int(std::max(0LL, cli.integer("--warmup"))),
-                         int(std::max(1LL, cli.integer("--steps"))), seed);
+                         int(std::max(1LL, cli.integer("--steps"))), seed,
+                         cli.flag_set("--profile"));
     else if (row == "forward")
       result = forward_row(runs, seed);
     else if (row == "decode")

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "tfm/core/profile.hpp"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -48,6 +50,12 @@ void sgemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float 
 struct Dims {
   std::size_t m, n, k;
 };
+
+// What the profile records of `batch` products of these dimensions.
+profile::Product profiled(Op op_a, Op op_b, std::size_t batch, const Dims& d) {
+  auto letter = [](Op op) { return op == Op::kPlain ? 'n' : 't'; };
+  return {letter(op_a), letter(op_b), batch, d.m, d.n, d.k};
+}
 
 // Shapes of op(a) [m, k] and op(b) [k, n] from the last two axes of each operand.
 Dims product_dims(const char* op_name, std::size_t a_rows, std::size_t a_cols, std::size_t b_rows,
@@ -120,6 +128,7 @@ void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_
 Tensor2 matmul(const Tensor2& a, const Tensor2& b, Op op_a, Op op_b, float alpha) {
   const Dims d = product_dims("matmul", a.shape(0), a.shape(1), b.shape(0), b.shape(1), op_a, op_b,
                               shape_string(a.shape()), shape_string(b.shape()));
+  const profile::Scope timed(profiled(op_a, op_b, 1, d));
   Tensor2 c = Tensor2::from_shape({d.m, d.n});
   gemm(op_a, op_b, d.m, d.n, d.k, alpha, a.data(), a.shape(1), b.data(), b.shape(1), 0.0f, c.data(),
        d.n);
@@ -131,6 +140,7 @@ Tensor3 matmul(const Tensor3& a, const Tensor3& b, Op op_a, Op op_b, float alpha
           "batch sizes differ: a " + shape_string(a.shape()) + ", b " + shape_string(b.shape()));
   const Dims d = product_dims("matmul", a.shape(1), a.shape(2), b.shape(1), b.shape(2), op_a, op_b,
                               shape_string(a.shape()), shape_string(b.shape()));
+  const profile::Scope timed(profiled(op_a, op_b, a.shape(0), d));
   Tensor3 c = Tensor3::from_shape({a.shape(0), d.m, d.n});
   gemm_batched(a.shape(0), op_a, op_b, d.m, d.n, d.k, alpha, a.data(), a.shape(2),
                a.shape(1) * a.shape(2), b.data(), b.shape(2), b.shape(1) * b.shape(2), 0.0f,
@@ -143,6 +153,7 @@ Tensor4 matmul(const Tensor4& a, const Tensor4& b, Op op_a, Op op_b, float alpha
           "leading axes differ: a " + shape_string(a.shape()) + ", b " + shape_string(b.shape()));
   const Dims d = product_dims("matmul", a.shape(2), a.shape(3), b.shape(2), b.shape(3), op_a, op_b,
                               shape_string(a.shape()), shape_string(b.shape()));
+  const profile::Scope timed(profiled(op_a, op_b, a.shape(0) * a.shape(1), d));
   Tensor4 c = Tensor4::from_shape({a.shape(0), a.shape(1), d.m, d.n});
   gemm_batched(a.shape(0) * a.shape(1), op_a, op_b, d.m, d.n, d.k, alpha, a.data(), a.shape(3),
                a.shape(2) * a.shape(3), b.data(), b.shape(3), b.shape(2) * b.shape(3), 0.0f,
@@ -154,6 +165,7 @@ Tensor3 matmul(const Tensor3& x, const Tensor2& w, Op op_w) {
   const std::size_t rows = x.shape(0) * x.shape(1);
   const Dims d = product_dims("matmul", rows, x.shape(2), w.shape(0), w.shape(1), Op::kPlain, op_w,
                               shape_string(x.shape()), shape_string(w.shape()));
+  const profile::Scope timed(profiled(Op::kPlain, op_w, 1, d));
   Tensor3 y = Tensor3::from_shape({x.shape(0), x.shape(1), d.n});
   gemm(Op::kPlain, op_w, rows, d.n, d.k, 1.0f, x.data(), x.shape(2), w.data(), w.shape(1), 0.0f,
        y.data(), d.n);
@@ -167,6 +179,7 @@ void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, 
   require(c.shape(0) == d.m && c.shape(1) == d.n, "matmul_accumulate",
           "c has shape " + shape_string(c.shape()) + ", the product [" + std::to_string(d.m) +
               ", " + std::to_string(d.n) + "]");
+  const profile::Scope timed(profiled(op_a, op_b, 1, d));
   gemm(op_a, op_b, d.m, d.n, d.k, 1.0f, a.data(), a.shape(2), b.data(), b.shape(2), 1.0f,
        c.data(), d.n);
 }
@@ -176,6 +189,7 @@ Tensor3 linear(const Tensor3& x, const Tensor2& weight, const Tensor1& bias) {
   require_shape("linear", "input", x, {kAnyExtent, kAnyExtent, in}, "(batch, len, in_features)");
   const bool has_bias = bias.size() != 0;
   if (has_bias) require_shape("linear", "bias", bias, {out}, "(out_features)");
+  const profile::Scope timed(profiled(Op::kPlain, Op::kTransposed, 1, Dims{rows, out, in}));
   Tensor3 y = Tensor3::from_shape({x.shape(0), x.shape(1), out});
   // The bias is copied into every row of y first, and the product adds to it (beta = 1).
   if (has_bias)

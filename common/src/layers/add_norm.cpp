@@ -1,5 +1,6 @@
 #include "tfm/layers/add_norm.hpp"
 
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -13,6 +14,7 @@ AddNorm::AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed)
 
 // [add norm forward]
 Tensor3 AddNorm::forward(const Tensor3& residual, const Tensor3& sublayer_output) {
+  const profile::Scope timed("AddNorm forward (residual add)");
   require(residual.shape() == sublayer_output.shape(), "AddNorm",
           "residual " + shape_string(residual.shape()) + " and sub-layer output " +
               shape_string(sublayer_output.shape()) + " differ");
@@ -29,6 +31,7 @@ Tensor3 AddNorm::forward(const Tensor3& residual, const Tensor3& sublayer_output
 
 // [add norm backward]
 AddNorm::Grads AddNorm::backward(const Tensor3& dy) {
+  const profile::Scope timed("AddNorm backward (residual add)");
   Tensor3 d_sum = norm.backward(dy);
   // The sum passes its gradient unchanged to the residual and through dropout to the sub-layer.
   Tensor3 d_sublayer = dropout_.backward(d_sum);

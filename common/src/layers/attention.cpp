@@ -5,6 +5,7 @@
 
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 #include "tfm/layers/softmax.hpp"
 
@@ -42,6 +43,7 @@ Tensor4 fill_blocked(Tensor4 scores, const Mask& mask, float value) {
 
 Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, const Tensor4& v,
                                            const Mask* mask) {
+  const profile::Scope timed("attention forward (scale, mask)");
   // [sdpa forward inputs]
   // q [B, H, Lq, d_k], k [B, H, Lk, d_k], v [B, H, Lk, d_v], mask [B, Lq, Lk] or none
   //   -> context [B, H, Lq, d_v]; every (batch, head) pair is an independent problem.
@@ -92,6 +94,7 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, c
 }
 
 ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tensor4& d_context) {
+  const profile::Scope timed("attention backward (mask)");
   // [sdpa backward inputs]
   // d_context [B, H, Lq, d_v] -> dq [B, H, Lq, d_k], dk [B, H, Lk, d_k], dv [B, H, Lk, d_v]
   // Forward's steps in reverse:

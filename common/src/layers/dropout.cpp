@@ -1,4 +1,6 @@
 #include "tfm/core/no_grad.hpp"
+
+#include "tfm/core/profile.hpp"
 #include "tfm/layers/dropout.hpp"
 
 #include <algorithm>
@@ -15,6 +17,7 @@ Dropout::Dropout(float p, std::uint64_t seed) : p_(p), rng_(seed) {
 
 // [dropout forward]
 Tensor3 Dropout::forward(const Tensor3& x) {
+  const profile::Scope timed("Dropout forward");
   // x: [B, L, d]  ->  y: [B, L, d]
   if (!grad_enabled() && (!training_ || p_ == 0.0f)) return x;  // inference: keeps nothing
   shape_ = x.shape();
@@ -62,6 +65,7 @@ void Dropout::skip(std::size_t forwards) {
 
 // [dropout backward]
 Tensor3 Dropout::backward(const Tensor3& dy) {
+  const profile::Scope timed("Dropout backward");
   // dy: [B, L, d]  ->  dx: [B, L, d]; y = x * mask / (1-p), so dx = dy * mask / (1-p) with
   // forward's mask.
   require(dy.shape() == shape_, "Dropout backward",

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -17,6 +18,7 @@ LayerNorm::LayerNorm(std::size_t d_model, float eps) : d_(d_model), eps_(eps) {
 
 // [layer norm forward]
 Tensor3 LayerNorm::forward(const Tensor3& x) {
+  const profile::Scope timed("LayerNorm forward");
   // x: [B, L, d]  ->  y: [B, L, d]; every position (row) is normalised on its own.
   require_shape("LayerNorm", "input", x, {kAnyExtent, kAnyExtent, d_}, "(batch, len, d_model)");
   const std::size_t rows = x.shape(0) * x.shape(1);
@@ -62,6 +64,7 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
 
 // [layer norm backward]
 Tensor3 LayerNorm::backward(const Tensor3& dy) {
+  const profile::Scope timed("LayerNorm backward");
   // dy: [B, L, d]  ->  dx: [B, L, d]
   require(x_hat_.size() > 0, "LayerNorm backward", "called before forward");
   require_shape("LayerNorm backward", "dy", dy, {x_hat_.shape(0), x_hat_.shape(1), d_},

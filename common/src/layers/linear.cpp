@@ -4,6 +4,7 @@
 
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 
 namespace tfm {
 
@@ -45,6 +46,7 @@ Tensor3 Linear::forward(Tensor3&& x) {
 }
 
 Tensor3 Linear::forward(const Tensor3& x) {
+  const profile::Scope timed("Linear forward (keeps its input)");
   if (grad_enabled()) return forward(Tensor3(x));  // backward keeps a copy of x
   check_input(x);
   return linear(x, weight.value, bias.value);  // inference: nothing to keep, nothing copied
@@ -57,6 +59,7 @@ void Linear::check_input(const Tensor3& x) const {
 
 // [linear backward]
 Tensor3 Linear::backward(const Tensor3& dy) {
+  const profile::Scope timed("Linear backward (bias gradient)");
   // dy [B, L, out] -> dx [B, L, in]
   require(has_forward_, "Linear backward", "called before forward");
   require_shape("Linear backward", "dy", dy, {x_.shape(0), x_.shape(1), out_},

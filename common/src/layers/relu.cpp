@@ -1,10 +1,12 @@
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 #include "tfm/layers/relu.hpp"
 
 namespace tfm {
 
 // [relu forward]
 Tensor3 ReLU::forward(const Tensor3& x) {
+  const profile::Scope timed("ReLU forward");
   // x: [B, L, d]  ->  y: [B, L, d]
   Tensor3 y = Tensor3::from_shape(x.shape());
   const float* in = x.data();
@@ -28,6 +30,7 @@ Tensor3 ReLU::forward(const Tensor3& x) {
 
 // [relu backward]
 Tensor3 ReLU::backward(const Tensor3& dy) {
+  const profile::Scope timed("ReLU backward");
   // dy: [B, L, d]  ->  dx: [B, L, d]
   // d max(0, x)/dx is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
   require(dy.shape() == positive_.shape(), "ReLU backward",

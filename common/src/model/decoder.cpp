@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -16,6 +17,7 @@ Decoder::Decoder(const Config& c, Embedding& embedding, Rng& rng)
 // [decoder forward]
 Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Mask* self_mask,
                          const Mask* cross_mask) {
+  const profile::Scope timed("Decoder forward (own)");
   trace::Scope scope("Decoder");
   if (grad_enabled()) tgt_in_ = tgt_in;  // for the embedding's gradient
   Tensor3 x = embedding_->forward(tgt_in);
@@ -32,6 +34,7 @@ Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Ma
 
 // [decoder backward]
 Tensor3 Decoder::backward(const Tensor3& d_hidden) {
+  const profile::Scope timed("Decoder backward (own)");
   Tensor3 dx = d_hidden;
   Tensor3 d_memory;
   for (std::size_t i = layers.size(); i-- > 0;) {

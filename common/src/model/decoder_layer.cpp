@@ -1,5 +1,6 @@
 #include "tfm/model/decoder_layer.hpp"
 
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -15,6 +16,7 @@ DecoderLayer::DecoderLayer(const Config& c, Rng& rng)
 // [decoder layer forward]
 Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
                               const Mask* cross_mask) {
+  const profile::Scope timed("DecoderLayer forward (own)");
   Tensor3 attended;
   {
     trace::Scope scope("masked self-attention");
@@ -38,6 +40,7 @@ Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mas
 
 // [decoder layer backward]
 DecoderLayer::Grads DecoderLayer::backward(const Tensor3& dy) {
+  const profile::Scope timed("DecoderLayer backward (own)");
   AddNorm::Grads g3 = norm3.backward(dy);
   Tensor3 dh2 = std::move(g3.residual);
   dh2 += ffn.backward(g3.sublayer_output);

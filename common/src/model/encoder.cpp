@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -15,6 +16,7 @@ Encoder::Encoder(const Config& c, Embedding& embedding, Rng& rng)
 
 // [encoder forward]
 Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
+  const profile::Scope timed("Encoder forward (own)");
   trace::Scope scope("Encoder");
   if (grad_enabled()) src_ = src;  // for the embedding's gradient
   Tensor3 x = embedding_->forward(src);
@@ -31,6 +33,7 @@ Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
 
 // [encoder backward]
 void Encoder::backward(const Tensor3& d_memory) {
+  const profile::Scope timed("Encoder backward (own)");
   Tensor3 dx = d_memory;
   for (std::size_t i = layers.size(); i-- > 0;) dx = layers[i].backward(dx);
   // Adding the positional table is the identity for the gradient.

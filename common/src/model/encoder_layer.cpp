@@ -1,5 +1,6 @@
 #include "tfm/model/encoder_layer.hpp"
 
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -12,6 +13,7 @@ EncoderLayer::EncoderLayer(const Config& c, Rng& rng)
 
 // [encoder layer forward]
 Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
+  const profile::Scope timed("EncoderLayer forward (own)");
   Tensor3 attended;
   {
     trace::Scope scope("self-attention");
@@ -29,6 +31,7 @@ Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
 
 // [encoder layer backward]
 Tensor3 EncoderLayer::backward(const Tensor3& dy) {
+  const profile::Scope timed("EncoderLayer backward (own)");
   // Walk the forward in reverse; where x feeds two paths (residual and sub-layer) the gradients add.
   AddNorm::Grads g2 = norm2.backward(dy);
   Tensor3 dh = std::move(g2.residual);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -45,6 +46,7 @@ Transformer::Transformer(const Config& config, std::uint64_t seed)
 
 // [transformer forward]
 Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
+  const profile::Scope timed("Transformer forward (own)");
   trace::Scope scope("Transformer");
   trace::step("Transformer", "source tokens", "src", src, "batch, src_len");
   trace::step("Transformer", "target tokens (shifted right)", "tgt_in", tgt_in, "batch, tgt_len");
@@ -63,6 +65,7 @@ Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
 
 // [transformer backward]
 void Transformer::backward(const Tensor3& d_logits) {
+  const profile::Scope timed("Transformer backward (own)");
   const Tensor3 d_hidden = generator.backward(d_logits);
   const Tensor3 d_memory = decoder.backward(d_hidden);
   encoder.backward(d_memory);

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "tfm/core/profile.hpp"
 #include "tfm/core/tensor.hpp"
 
 namespace tfm {
@@ -23,6 +24,7 @@ Adam::Adam(const ParameterList& params, AdamOptions options) : params_(params), 
 
 // [adam step]
 void Adam::step(float learning_rate) {
+  const profile::Scope timed("Adam step");
   require(learning_rate >= 0.0f, "Adam", "the learning rate must not be negative");
   ++steps_;
   const double t = static_cast<double>(steps_);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
@@ -16,6 +17,7 @@ CrossEntropy::CrossEntropy(std::int32_t ignore_id, float label_smoothing)
 
 // [cross entropy forward]
 float CrossEntropy::forward(const Tensor3& logits, const TokenIds& targets) {
+  const profile::Scope timed("cross-entropy forward");
   // logits: [B, T, V], targets: [B, T]  ->  loss: [] (a scalar)
   require_shape("CrossEntropy", "logits", logits, {kAnyExtent, kAnyExtent, kAnyExtent},
                 "(batch, len, vocab)");
@@ -73,6 +75,7 @@ float CrossEntropy::forward(const Tensor3& logits, const TokenIds& targets) {
 
 // [cross entropy backward]
 Tensor3 CrossEntropy::backward() const {
+  const profile::Scope timed("cross-entropy backward");
   // -> dlogits: [B, T, V]
   require(has_forward_, "CrossEntropy backward", "called before forward");
   Tensor3 dlogits = xt::zeros<float>(probs_.shape());

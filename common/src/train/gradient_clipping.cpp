@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "tfm/core/profile.hpp"
 #include "tfm/core/tensor.hpp"
 
 namespace tfm {
@@ -17,6 +18,7 @@ float gradient_norm(const ParameterList& params) {
 
 // [clip grad norm]
 float clip_grad_norm(const ParameterList& params, float max_norm) {
+  const profile::Scope timed("gradient clipping");
   require(max_norm > 0.0f, "clip_grad_norm", "max_norm must be positive");
   const float norm = gradient_norm(params);
   if (!std::isfinite(norm)) return norm;  // leave the evidence for the caller's guard

@@ -1,0 +1,76 @@
+/// \file profile.hpp
+/// \brief Chapter 11: where a training step's time goes: wall-clock time by kind of work (every
+/// matrix product by shape and transposes, softmax, LayerNorm, dropout, copies, Adam, ...).
+///
+/// `perf` says which functions are hot; it cannot say that the `tn` product with K = 5,120 runs
+/// at half the rate of the same product measured alone. This can: every product records its
+/// shape, so the bench (`./tutorial bench --profile`) times OpenBLAS on exactly that shape
+/// beside it.
+///
+/// \code
+/// tfm::profile::set_enabled(true);
+/// train_one_step();
+/// for (const tfm::profile::Entry& e : tfm::profile::entries()) ...   // slowest kind first
+/// \endcode
+///
+/// A layer marks its work with a Scope; the time of a Scope nested inside another counts for the
+/// inner one only, so the kinds add up to (at most) the whole step. Only the thread that calls
+/// the layers records (work that OpenMP spreads over threads is timed by its caller). When the
+/// profile is off (the default) a Scope costs one branch.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tfm::profile {
+
+/// Is the profile on?
+bool enabled();
+/// Turns the profile on or off; returns the previous setting.
+bool set_enabled(bool on);
+/// Forgets everything recorded so far (call it between steps, when no Scope is running).
+void reset();
+
+/// The shape of one matrix product kind: `batch` products of op(A) `[m, k]` · op(B) `[k, n]`.
+struct Product {
+  char op_a = 'n', op_b = 'n';  ///< 'n': as stored, 't': transposed (row-major storage)
+  std::size_t batch = 1, m = 0, n = 0, k = 0;
+  double flops() const { return 2.0 * double(batch) * double(m) * double(n) * double(k); }
+};
+
+/// One kind of work and its total over everything recorded.
+struct Entry {
+  std::string kind;      ///< e.g. "LayerNorm forward", "product nt 5120x1024x256"
+  double seconds = 0.0;  ///< wall time, nested Scopes excluded
+  std::size_t calls = 0;
+  bool is_product = false;
+  Product product;  ///< the product's shape (if is_product)
+};
+
+/// Everything recorded since the last reset, the most time first.
+std::vector<Entry> entries();
+
+/// Times its own lifetime as work of kind `kind` (a string literal: it is not copied).
+class Scope {
+ public:
+  explicit Scope(const char* kind) : active_(enabled()) {
+    if (active_) active_ = begin(kind, nullptr);
+  }
+  /// A matrix product: its kind is named from its transposes and shape.
+  explicit Scope(const Product& product) : active_(enabled()) {
+    if (active_) active_ = begin(nullptr, &product);
+  }
+  ~Scope() {
+    if (active_) end();
+  }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  bool begin(const char* kind, const Product* product);  // false on an OpenMP worker
+  void end();
+  bool active_;
+};
+
+}  // namespace tfm::profile
