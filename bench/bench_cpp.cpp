@@ -194,10 +194,10 @@ tfm::Batch random_windows(const tfm::Config& config, tfm::Rng& rng) {
   return batch;
 }
 
-// The `vowels` preset with the task's real vocabulary (32 symbols: the four reserved ids, `*`,
-// space and 26 letters).
-tfm::Config vowels_config() {
-  tfm::Config config = tfm::preset("vowels");
+// A vowel-restoration preset (default `vowels`) with the task's real vocabulary (32 symbols: the
+// four reserved ids, `*`, space and 26 letters).
+tfm::Config vowels_config(const std::string& name = "vowels") {
+  tfm::Config config = tfm::preset(name);
   config.src_vocab_size = config.tgt_vocab_size = tfm::vowel_vocabulary().size();
   return config;
 }
@@ -288,8 +288,9 @@ std::vector<JsonObject> profile_json(int steps, int blas_threads) {
 // loop chapter 11 runs): forward, loss, backward, the non-finite guard, clipping, Adam. The time
 // of step i is the time between the loop asking for batch i and asking for batch i + 1. With
 // `profiled`, tfm::profile records the timed steps and the JSON holds the breakdown.
-JsonObject train_row(int warmup, int steps, std::uint64_t seed, bool profiled) {
-  const tfm::Config config = vowels_config();
+JsonObject train_row(const std::string& preset, int warmup, int steps, std::uint64_t seed,
+                     bool profiled) {
+  const tfm::Config config = vowels_config(preset);
   tfm::Transformer model(config, seed);
   const tfm::ParameterList params = tfm::parameters_of(model);
   tfm::Adam optimizer(params, tfm::AdamOptions::paper());
@@ -417,6 +418,8 @@ int main(int argc, char** argv) {
         .option("--runs", "N", "timed runs after the warm-up (sgemm, forward, decode)", "5")
         .option("--steps", "N", "timed training steps after the warm-up (train)", "3")
         .option("--warmup", "N", "untimed training steps first (train)", "1")
+        .option("--preset", "NAME", "the model of the training steps: vowels or vowels-small (train)",
+                "vowels")
         .option("--batch", "N", "windows decoded together (decode)", "1")
         .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
         .flag("--profile", "record where the timed steps' time went, by kind of work (train)")
@@ -430,7 +433,7 @@ int main(int argc, char** argv) {
     if (row == "sgemm")
       result = sgemm_row(runs, int(std::max(1LL, cli.integer("--blas-threads"))));
     else if (row == "train")
-      result = train_row(int(std::max(0LL, cli.integer("--warmup"))),
+      result = train_row(cli.value("--preset"), int(std::max(0LL, cli.integer("--warmup"))),
                          int(std::max(1LL, cli.integer("--steps"))), seed,
                          cli.flag_set("--profile"));
     else if (row == "forward")
