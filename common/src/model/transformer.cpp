@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "tfm/core/heap.hpp"
 #include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
@@ -42,7 +43,9 @@ Transformer::Transformer(const Config& config, std::uint64_t seed)
                                                    embedding_init_std(config_))),
       encoder(config_, src_embedding, rng_),
       decoder(config_, tgt_embedding ? *tgt_embedding : src_embedding, rng_),
-      generator(config_.d_model, config_.tgt_vocab_size, config_.linear_bias, rng_) {}
+      generator(config_.d_model, config_.tgt_vocab_size, config_.linear_bias, rng_) {
+  keep_freed_memory_for_reuse();  // every step then reuses the last step's memory
+}
 
 // [transformer forward]
 Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {

@@ -1,9 +1,5 @@
 #include "tfm/train/trainer.hpp"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <chrono>
 #include <cmath>
 #include <ostream>
@@ -17,20 +13,6 @@
 #include "tfm/train/gradient_clipping.hpp"
 
 namespace tfm {
-namespace {
-
-// Every step allocates and frees the same activations, megabytes each. By default glibc gives
-// every freed block above 128 KB back to the kernel (and trims the heap's top above 128 KB), so
-// the next step faults in fresh zeroed pages again: ~5% of a step. With these limits raised the
-// freed blocks stay in the heap and are reused; peak memory does not grow.
-void keep_freed_memory_for_reuse() {
-#if defined(__GLIBC__)
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks up to 32 MB (glibc's maximum) come from the heap
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);   // and freeing them never shrinks it
-#endif
-}
-
-}  // namespace
 
 TrainingOptions TrainingOptions::from_config(const Config& config) {
   TrainingOptions options;
@@ -85,7 +67,6 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
                       std::ostream& out, bool interactive) {
   if (options.max_steps == 0 && options.max_seconds <= 0.0)
     throw TrainingError("training needs a budget: a number of steps or of minutes");
-  keep_freed_memory_for_reuse();
   const ParameterList params = parameters_of(model);
   CrossEntropy loss_fn(kPadId, options.label_smoothing);
   ProgressBar bar(out, interactive);
