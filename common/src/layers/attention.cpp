@@ -39,6 +39,15 @@ Tensor4 fill_blocked(Tensor4 scores, const Mask& mask, float value) {
   return scores;
 }
 
+// scores * scale, in place, on every thread (xtensor's `scores *= scale` runs on one).
+Tensor4 scaled(Tensor4 scores, float scale) {
+  float* s = scores.data();
+  const std::size_t n = scores.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) s[i] *= scale;
+  return scores;
+}
+
 }  // namespace
 
 Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, const Tensor4& v,
@@ -62,8 +71,7 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, c
   // Divide by sqrt(d_k): a dot product of d_k unit-variance terms has variance d_k; unscaled,
   // large heads would saturate the softmax and stop its gradient.
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
-  scores *= scale;
-  trace::step(kName, "scale", "S = S / sqrt(d_k)", scores, kScoreAxes);
+  scores = traced(scaled(std::move(scores), scale), "scale", "S = S / sqrt(d_k)", kScoreAxes);
   // Blocked pairs are replaced by -1e9 (as masked_fill does), not -inf: a fully blocked row
   // becomes uniform, not NaN.
   if (mask)

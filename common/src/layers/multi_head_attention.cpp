@@ -47,6 +47,7 @@ Tensor4 split_heads(const Tensor3& x, std::size_t n_heads) {
               std::to_string(n_heads) + " heads");
   const std::size_t d_k = d / n_heads;
   Tensor4 heads = Tensor4::from_shape({B, n_heads, L, d_k});
+#pragma omp parallel for if (x.size() > (1 << 16))  // the sequences are copied independently
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t l = 0; l < L; ++l) {
       const float* row = x.data() + (b * L + l) * d;
@@ -62,6 +63,7 @@ Tensor3 concat_heads(const Tensor4& x) {
   // x [B, H, L, d_k] -> [B, L, H * d_k]: the exact inverse of split_heads.
   const std::size_t B = x.shape(0), H = x.shape(1), L = x.shape(2), d_k = x.shape(3);
   Tensor3 joined = Tensor3::from_shape({B, L, H * d_k});
+#pragma omp parallel for if (x.size() > (1 << 16))
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t h = 0; h < H; ++h)
       for (std::size_t l = 0; l < L; ++l) {
