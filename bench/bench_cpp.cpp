@@ -3,7 +3,7 @@
 //
 //   bench_transformer --row sgemm                     cblas_sgemm on the `vowels` model's shapes
 //   bench_transformer --row train --steps 3           training steps at the `vowels` preset
-//                                 [--profile]         ... and where their time went
+//                                 [--profile]         ... and where their time went (also decode)
 //   bench_transformer --row forward --runs 5          forward of the `csdn` preset, evaluation mode
 //   bench_transformer --row decode --batch 64         greedy decoding of 40-character windows
 //                                   [--uncached]      ... re-running the decoder on the prefix
@@ -267,9 +267,14 @@ double sgemm_alone_gflops(const tfm::profile::Product& p, int threads, int runs)
   return p.flops() / median(t.seconds) / 1e9;
 }
 
-// Where the time of the timed steps went, per step: every kind of work the library marks
+// Where the time of the timed steps (or runs) went, per step: every kind of work the library marks
 // (tfm::profile), products with their rate inside the step and OpenBLAS's alone on that shape.
-std::vector<JsonObject> profile_json(int steps, int blas_threads) {
+std::vector<JsonObject> profile_json(int steps) {
+#ifdef _OPENMP
+  const int blas_threads = omp_get_max_threads();  // the threads the library's products had
+#else
+  const int blas_threads = openblas_get_num_threads();
+#endif
   std::vector<JsonObject> list;
   for (const tfm::profile::Entry& e : tfm::profile::entries()) {
     JsonObject entry;
@@ -340,14 +345,7 @@ JsonObject train_row(const std::string& preset, int warmup, int steps, std::uint
       .number("cores_busy", timed_cpu / timed_wall)
       .object("threads", threads_json())
       .object("config", config_json(config));
-  if (profiled) {
-#ifdef _OPENMP
-    const int blas_threads = omp_get_max_threads();  // the threads the library's products had
-#else
-    const int blas_threads = openblas_get_num_threads();
-#endif
-    out.objects("profile", profile_json(steps, blas_threads));
-  }
+  if (profiled) out.objects("profile", profile_json(steps));
   return out;
 }
 
@@ -380,7 +378,7 @@ JsonObject forward_row(int runs, std::uint64_t seed) {
 // Greedy decoding of `batch` vowel windows of 40 characters, 40 tokens each (no early stop at
 // <eos>: every run does the same work), with the key/value cache or re-running the decoder on
 // the whole prefix at every step.
-JsonObject decode_row(std::size_t batch, bool cached, int runs, std::uint64_t seed) {
+JsonObject decode_row(std::size_t batch, bool cached, int runs, std::uint64_t seed, bool profiled) {
   const tfm::Config config = vowels_config();
   tfm::Transformer model(config, seed);
   tfm::Rng rng(seed);
@@ -391,7 +389,15 @@ JsonObject decode_row(std::size_t batch, bool cached, int runs, std::uint64_t se
   options.stop_at_eos = false;
   options.cached = cached;
   tfm::DecodeResult result;
-  const Timings t = time_runs(1, runs, [&] { result = tfm::greedy_decode(model, src, options); });
+  int calls = 0;
+  const Timings t = time_runs(1, runs, [&] {
+    if (profiled && calls++ == 1) {  // the first timed run, after the warm-up
+      tfm::profile::reset();
+      tfm::profile::set_enabled(true);
+    }
+    result = tfm::greedy_decode(model, src, options);
+  });
+  tfm::profile::set_enabled(false);
   JsonObject out;
   out.text("row", "decode")
       .number("batch", double(batch))
@@ -403,6 +409,7 @@ JsonObject decode_row(std::size_t batch, bool cached, int runs, std::uint64_t se
       .number("cores_busy", t.cores_busy)
       .object("threads", threads_json())
       .object("config", config_json(config));
+  if (profiled) out.objects("profile", profile_json(runs));
   return out;
 }
 
@@ -422,7 +429,7 @@ int main(int argc, char** argv) {
                 "vowels")
         .option("--batch", "N", "windows decoded together (decode)", "1")
         .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
-        .flag("--profile", "record where the timed steps' time went, by kind of work (train)")
+        .flag("--profile", "record where the timed steps' or runs' time went, by kind of work (train, decode)")
         .flag("--uncached", "decode by re-running the decoder on the whole prefix (decode)")
         .option("--seed", "N", "seed of the weights and of the random ids", "0");
     if (!cli.parse(argc, argv)) return 0;
@@ -440,7 +447,7 @@ int main(int argc, char** argv) {
       result = forward_row(runs, seed);
     else if (row == "decode")
       result = decode_row(std::size_t(std::max(1LL, cli.integer("--batch"))),
-                          !cli.flag_set("--uncached"), runs, seed);
+                          !cli.flag_set("--uncached"), runs, seed, cli.flag_set("--profile"));
     else
       throw tfm::UsageError("--row must be sgemm, train, forward or decode, got '" + row + "'");
     std::printf("%s\n", result.str().c_str());

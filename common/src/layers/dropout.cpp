@@ -1,12 +1,13 @@
-#include "tfm/core/no_grad.hpp"
-
-#include "tfm/core/profile.hpp"
 #include "tfm/layers/dropout.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "tfm/core/no_grad.hpp"
+#include "tfm/core/profile.hpp"
 
 namespace tfm {
 
@@ -16,15 +17,15 @@ Dropout::Dropout(float p, std::uint64_t seed) : p_(p), rng_(seed) {
 }
 
 // [dropout forward]
-Tensor3 Dropout::forward(const Tensor3& x) {
+Tensor3 Dropout::forward(Tensor3&& x) {
   const profile::Scope timed("Dropout forward");
-  // x: [B, L, d]  ->  y: [B, L, d]
-  if (!grad_enabled() && (!training_ || p_ == 0.0f)) return x;  // inference: keeps nothing
+  // x: [B, L, d]  ->  y: [B, L, d], written over x (moved in: no copy, no new memory)
+  if (!grad_enabled() && (!training_ || p_ == 0.0f)) return std::move(x);  // keeps nothing
   shape_ = x.shape();
   if (!training_ || p_ == 0.0f) {
     masked_ = false;  // identity: backward passes dy through unchanged
     mask_ = ByteTensor3();
-    return x;
+    return std::move(x);
   }
   // Keep each entry with probability 1 - p and scale the kept ones by 1/(1-p): the expected
   // value of y equals x, which is why evaluation can simply skip dropout.
@@ -40,10 +41,8 @@ Tensor3 Dropout::forward(const Tensor3& x) {
   const std::size_t n = x.size(), blocks = (n + kBlock - 1) / kBlock;
   masked_ = true;
   mask_.resize(x.shape());  // reuses the last mask's memory while the shape stays the same
-  Tensor3 y = Tensor3::from_shape(x.shape());
   std::uint8_t* m = mask_.data();
-  const float* in = x.data();
-  float* out = y.data();
+  float* values = x.data();
 #pragma omp parallel for if (blocks > 1)
   for (std::size_t block = 0; block < blocks; ++block) {
     Rng block_rng(forward_seed + block);
@@ -53,9 +52,9 @@ Tensor3 Dropout::forward(const Tensor3& x) {
       for (std::size_t k = i; k < std::min(end, i + 4); ++k, bits >>= 16)
         m[k] = (bits & 0xFFFF) >= threshold;
     }
-    for (std::size_t i = block * kBlock; i < end; ++i) out[i] = m[i] ? in[i] * scale : 0.0f;
+    for (std::size_t i = block * kBlock; i < end; ++i) values[i] = m[i] ? values[i] * scale : 0.0f;
   }
-  return y;
+  return std::move(x);
 }
 // [dropout forward]
 

@@ -29,8 +29,9 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
   require_shape(kName, "input", x, {kAnyExtent, kAnyExtent, linear1.in_features()},
                 "(batch, len, d_model)");
   Tensor3 h = traced(linear1.forward(x), "linear1 (widen)", "h", kHidden);
-  h = traced(relu_.forward(h), "relu", "h", kHidden);
-  h = traced(dropout_.forward(h),
+  // ReLU and dropout work in h's memory (moved in and out).
+  h = traced(relu_.forward(std::move(h)), "relu", "h", kHidden);
+  h = traced(dropout_.forward(std::move(h)),
              dropout_.training() ? "dropout (training)" : "dropout (evaluation: identity)", "h",
              kHidden);
   // linear2 keeps h for its backward: moved in, not copied.

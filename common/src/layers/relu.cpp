@@ -1,30 +1,31 @@
+#include "tfm/layers/relu.hpp"
+
+#include <utility>
+
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/profile.hpp"
-#include "tfm/layers/relu.hpp"
 
 namespace tfm {
 
 // [relu forward]
-Tensor3 ReLU::forward(const Tensor3& x) {
+Tensor3 ReLU::forward(Tensor3&& x) {
   const profile::Scope timed("ReLU forward");
-  // x: [B, L, d]  ->  y: [B, L, d]
-  Tensor3 y = Tensor3::from_shape(x.shape());
-  const float* in = x.data();
-  float* out = y.data();
+  // x: [B, L, d]  ->  y: [B, L, d], in x's memory
+  float* values = x.data();
   const std::size_t n = x.size();
   if (!grad_enabled()) {  // inference: the output alone
 #pragma omp parallel for simd if (n > (1 << 16))
-    for (std::size_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
-    return y;
+    for (std::size_t i = 0; i < n; ++i) values[i] = values[i] > 0.0f ? values[i] : 0.0f;
+    return std::move(x);
   }
   positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
   std::uint8_t* positive = positive_.data();
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) {
-    positive[i] = in[i] > 0.0f;
-    out[i] = positive[i] ? in[i] : 0.0f;
+    positive[i] = values[i] > 0.0f;
+    values[i] = positive[i] ? values[i] : 0.0f;
   }
-  return y;
+  return std::move(x);
 }
 // [relu forward]
 

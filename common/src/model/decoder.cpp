@@ -1,6 +1,7 @@
 #include "tfm/model/decoder.hpp"
 
 #include <string>
+#include <utility>
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/profile.hpp"
@@ -22,7 +23,7 @@ Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Ma
   if (grad_enabled()) tgt_in_ = tgt_in;  // for the embedding's gradient
   Tensor3 x = embedding_->forward(tgt_in);
   positions_.add_to(x);
-  x = dropout_.forward(x);
+  x = dropout_.forward(std::move(x));
   trace::step("Decoder", "dropout(embedding + positions)", "x", x, "batch, tgt_len, d_model");
   for (std::size_t i = 0; i < layers.size(); ++i) {
     trace::Scope layer_scope("decoder layer " + std::to_string(i));

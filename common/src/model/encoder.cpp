@@ -1,6 +1,7 @@
 #include "tfm/model/encoder.hpp"
 
 #include <string>
+#include <utility>
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/profile.hpp"
@@ -21,7 +22,7 @@ Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
   if (grad_enabled()) src_ = src;  // for the embedding's gradient
   Tensor3 x = embedding_->forward(src);
   positions_.add_to(x);
-  x = dropout_.forward(x);
+  x = dropout_.forward(std::move(x));
   trace::step("Encoder", "dropout(embedding + positions)", "x", x, "batch, src_len, d_model");
   for (std::size_t i = 0; i < layers.size(); ++i) {
     trace::Scope layer_scope("encoder layer " + std::to_string(i));

@@ -27,7 +27,9 @@ class Dropout {
 
   /// x `[B, L, d]` -> y `[B, L, d]` = x * mask / (1-p), mask entries 0 (dropped) or 1 (kept).
   /// The mask is kept for backward, one byte per entry. Identity in evaluation and when p == 0.
-  Tensor3 forward(const Tensor3& x);
+  Tensor3 forward(Tensor3&& x);
+  /// The same on a copy of `x` (the overload above works in x's own memory).
+  Tensor3 forward(const Tensor3& x) { return forward(Tensor3(x)); }
   /// dy `[B, L, d]` -> dx `[B, L, d]` = dy * (the same mask as forward) / (1-p).
   Tensor3 backward(const Tensor3& dy);
 

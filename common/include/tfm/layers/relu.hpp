@@ -9,8 +9,11 @@ namespace tfm {
 /// `nn.ReLU()`: elementwise `max(0, x)`. Has no parameters.
 class ReLU {
  public:
-  /// x `[B, L, d]` -> y `[B, L, d]`. Keeps one byte per entry for backward: was x > 0?
-  Tensor3 forward(const Tensor3& x);
+  /// x `[B, L, d]` -> y `[B, L, d]`, written over x (moved in: no copy, no new memory). Keeps
+  /// one byte per entry for backward: was x > 0?
+  Tensor3 forward(Tensor3&& x);
+  /// The same on a copy of `x`.
+  Tensor3 forward(const Tensor3& x) { return forward(Tensor3(x)); }
   /// dy `[B, L, d]` -> dx `[B, L, d]`: the gradient passes where the input was positive.
   Tensor3 backward(const Tensor3& dy);
 
