@@ -3,6 +3,9 @@
 // OMP_NUM_THREADS=2), so that gemm()'s split of a big product across the threads (by rows of C
 // when M >= N, by columns when N > M, with pointer arithmetic that differs for a transposed
 // operand) is exercised. Every result is checked against a plain double-precision loop.
+// The cases are hidden ([.]) from the default, single-threaded run, where gemm() never splits and
+// test_matmul.cpp covers its one-call path: ctest runs them in its two_threads entry, and
+// `bin/tfm_tests "[threads]"` runs them on the threads the environment gives.
 //
 // The bound. Every operand holds exact float32 values; a float32 product C = alpha op(A) op(B)
 // + beta C0 computed in ANY summation order (blocked, with or without FMA) satisfies, for each
@@ -149,7 +152,7 @@ Tensor3 as_positions(const Tensor2& m) {
   return t;
 }
 
-// op(a) op(b) for a stored [ra, ca], b stored [rb, cb]: the double operands of check_product.
+// The double operands of check_product: op(a) [M, K] and op(b)ᵀ [N, K], from a and b as stored.
 Dense op_of_a(const Tensor2& a, Op op) { return as_double(a.data(), a.shape(0), a.shape(1), op == Op::kTransposed); }
 Dense op_of_b_transposed(const Tensor2& b, Op op) {
   return as_double(b.data(), b.shape(0), b.shape(1), op == Op::kPlain);
@@ -158,9 +161,9 @@ Dense op_of_b_transposed(const Tensor2& b, Op op) {
 }  // namespace
 
 TEST_CASE("matmul kernels: the products run on the threads the environment asks for",
-          "[matmul][threads]") {
-  // ctest runs the [threads] cases a second time with TFM_EXPECT_THREADS=2 (and OMP_NUM_THREADS=2):
-  // without this check a change to the start-up configuration could silently make that run
+          "[matmul][threads][.]") {
+  // ctest's two_threads entry runs the [threads] cases with TFM_EXPECT_THREADS=2 (and
+  // OMP_NUM_THREADS=2): without this check a change to the start-up configuration could silently make that run
   // single-threaded, and the split path would go untested again.
   const char* expected = std::getenv("TFM_EXPECT_THREADS");
   INFO("matmul_threads() = " << matmul_threads());
@@ -169,7 +172,7 @@ TEST_CASE("matmul kernels: the products run on the threads the environment asks 
 }
 
 TEST_CASE("matmul kernels: 2-D products at the Linear's size, every transpose combination, "
-          "split by rows and by columns", "[matmul][threads]") {
+          "split by rows and by columns", "[matmul][threads][.]") {
   // [5120, 256] x [256, 1024]: the vowels preset's first FFN layer over a batch of 128 x 40
   // positions (M >= N: split by rows), and its mirror [1024, 256] x [256, 5120] (N > M: split
   // by columns); alpha = 1/sqrt(32), attention's scale, which is not a power of two.
@@ -193,7 +196,7 @@ TEST_CASE("matmul kernels: 2-D products at the Linear's size, every transpose co
 }
 
 TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the generator's sizes",
-          "[matmul][threads]") {
+          "[matmul][threads][.]") {
   // vowels, batch 128 x 40 = 5120 positions: linear1 x W1ᵀ + b1 ([5120, 256] -> [5120, 1024]),
   // with and without its bias; the same product through matmul(x, W1, kTransposed); the input
   // gradient dy W1 ([5120, 1024] x [1024, 256]); and the generator (29 outputs, an odd extent:
@@ -238,7 +241,7 @@ TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the ge
 }
 
 TEST_CASE("matmul kernels: matmul_accumulate, the weight gradient summed over K = B·L = 5120",
-          "[matmul][threads]") {
+          "[matmul][threads][.]") {
   // dW += op(a) op(b) over 128 x 40 positions, on top of what dW held (beta = 1). The backward
   // pass's form is (kTransposed, kPlain): dW1 [1024, 256] += dyᵀ x (M >= N: by rows) and
   // dW2 [256, 1024] += dy2ᵀ h (N > M: by columns); the other three combinations at the first
@@ -264,7 +267,7 @@ TEST_CASE("matmul kernels: matmul_accumulate, the weight gradient summed over K 
 }
 
 TEST_CASE("matmul kernels: batched attention products at [64, 4, 40, 32], every form",
-          "[matmul][threads]") {
+          "[matmul][threads][.]") {
   // vowels-small's attention: batch 64, 4 heads, 40 positions, d_k 32. 256 small products per
   // call, run one per thread: scores Q Kᵀ / sqrt(d_k), context P V, and the backward's dP = dC Vᵀ,
   // dV = Pᵀ dC, dQ = dS K, dK = dSᵀ Q, plus (kTransposed, kTransposed). Every entry checked.
@@ -300,7 +303,7 @@ TEST_CASE("matmul kernels: batched attention products at [64, 4, 40, 32], every 
 }
 
 TEST_CASE("matmul kernels: odd extents split both ways, 2-D and batched, every entry",
-          "[matmul][threads]") {
+          "[matmul][threads][.]") {
   // Extents that do not divide by 2 (or by 3, 4): M = 1001 >= N (split by rows, slices of 501 and
   // 500), N = 1001 > M (split by columns), K = 301; big enough (60 M multiply-adds) to be split.
   // The batched form runs the split products one after the other, each at its own offset.
