@@ -125,6 +125,8 @@ void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_
 
 }  // namespace
 
+int matmul_threads() { return kThreads; }
+
 Tensor2 matmul(const Tensor2& a, const Tensor2& b, Op op_a, Op op_b, float alpha) {
   const Dims d = product_dims("matmul", a.shape(0), a.shape(1), b.shape(0), b.shape(1), op_a, op_b,
                               shape_string(a.shape()), shape_string(b.shape()));

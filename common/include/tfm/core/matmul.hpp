@@ -40,6 +40,11 @@ Tensor3 matmul(const Tensor3& x, const Tensor2& w, Op op_w = Op::kPlain);
 /// `matmul_accumulate(dW, dy, x, Op::kTransposed, Op::kPlain)`: `[out, B·L] · [B·L, in]`.
 void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, Op op_b);
 
+/// How many threads a big product is split across (gemm's `parts`): OMP_NUM_THREADS if set,
+/// else OPENBLAS_NUM_THREADS, else one per core, read once at start-up; 1 without OpenMP. The
+/// tests check it to know that the split path really runs.
+int matmul_threads();
+
 /// `nn.Linear`'s product: x `[B, L, in]`, weight `[out, in]`, bias `[out]` or empty ->
 /// `x Wᵀ + b` `[B, L, out]`, the bias added by the product itself (no second pass).
 Tensor3 linear(const Tensor3& x, const Tensor2& weight, const Tensor1& bias);
