@@ -194,8 +194,10 @@ Tensor3 linear(const Tensor3& x, const Tensor2& weight, const Tensor1& bias) {
   const profile::Scope timed(profiled(Op::kPlain, Op::kTransposed, 1, Dims{rows, out, in}));
   Tensor3 y = Tensor3::from_shape({x.shape(0), x.shape(1), out});
   // The bias is copied into every row of y first, and the product adds to it (beta = 1).
-  if (has_bias)
+  if (has_bias) {
+#pragma omp parallel for if (rows * out > (1 << 16))
     for (std::size_t r = 0; r < rows; ++r) std::copy(bias.begin(), bias.end(), y.data() + r * out);
+  }
   gemm(Op::kPlain, Op::kTransposed, rows, out, in, 1.0f, x.data(), in, weight.data(), in,
        has_bias ? 1.0f : 0.0f, y.data(), out);
   return y;

@@ -160,7 +160,7 @@ MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& d_output) 
   Grads grads;
   grads.query_input = traced(w_q.backward(dq), "backward W_Q", "d_query_input", kLenQ);
   grads.memory = w_k.backward(dk);
-  grads.memory += w_v.backward(dv);
+  add_into(grads.memory, w_v.backward(dv));
   trace::step(kName, "backward W_K, W_V", "d_memory", grads.memory, kLenK);
   return grads;
 }

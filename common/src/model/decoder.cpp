@@ -45,7 +45,7 @@ Tensor3 Decoder::backward(const Tensor3& d_hidden) {
     if (d_memory.size() == 0)
       d_memory = std::move(g.memory);
     else
-      d_memory += g.memory;
+      add_into(d_memory, g.memory);
   }
   // The table may be shared with the other stack, so it is told which ids this gradient is for.
   embedding_->backward(tgt_in_, dropout_.backward(dx));

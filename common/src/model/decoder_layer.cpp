@@ -43,7 +43,7 @@ DecoderLayer::Grads DecoderLayer::backward(const Tensor3& dy) {
   const profile::Scope timed("DecoderLayer backward (own)");
   AddNorm::Grads g3 = norm3.backward(dy);
   Tensor3 dh2 = std::move(g3.residual);
-  dh2 += ffn.backward(g3.sublayer_output);
+  add_into(dh2, ffn.backward(g3.sublayer_output));
 
   AddNorm::Grads g2 = norm2.backward(dh2);
   MultiHeadAttention::Grads gc = cross_attn.backward(g2.sublayer_output);
@@ -54,7 +54,7 @@ DecoderLayer::Grads DecoderLayer::backward(const Tensor3& dy) {
   MultiHeadAttention::Grads gs = self_attn.backward(g1.sublayer_output);
   Tensor3 dx = std::move(g1.residual);
   dx += gs.query_input;
-  dx += gs.memory;
+  add_into(dx, gs.memory);
   return {std::move(dx), std::move(gc.memory)};
 }
 // [decoder layer backward]

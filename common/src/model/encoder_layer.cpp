@@ -35,12 +35,12 @@ Tensor3 EncoderLayer::backward(const Tensor3& dy) {
   // Walk the forward in reverse; where x feeds two paths (residual and sub-layer) the gradients add.
   AddNorm::Grads g2 = norm2.backward(dy);
   Tensor3 dh = std::move(g2.residual);
-  dh += ffn.backward(g2.sublayer_output);
+  add_into(dh, ffn.backward(g2.sublayer_output));
   AddNorm::Grads g1 = norm1.backward(dh);
   MultiHeadAttention::Grads ga = self_attn.backward(g1.sublayer_output);
   Tensor3 dx = std::move(g1.residual);
   dx += ga.query_input;
-  dx += ga.memory;
+  add_into(dx, ga.memory);
   return dx;
 }
 // [encoder layer backward]
