@@ -189,6 +189,9 @@ int main(int argc, char** argv) {
     const Options o = read_options(cli);
     const tfm::Task task = tfm::make_task(o.task, o.corpus, o.dictionary);
     const tfm::Config config = model_config(cli, o, task);
+    // pronounce: Festival's rules, the baseline, read before training (a bad file costs nothing).
+    std::optional<tfm::LetterToSound> festival;
+    if (task.pronunciations && o.pronounce.empty()) festival = tfm::LetterToSound::from_file(o.lts_rules);
 
     // [build the model]
     tfm::Transformer model(config, config.seed);
@@ -261,7 +264,7 @@ int main(int argc, char** argv) {
     for (std::size_t k = 1; k <= o.max_beam; ++k) beams.push_back(k);
     const std::string results =
         task.vowels           ? results_text(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam))
-        : task.pronunciations ? results_text(tfm::evaluate_pronunciations(model, task, o.eval_words, beams, o.lts_rules))
+        : task.pronunciations ? results_text(tfm::evaluate_pronunciations(model, task, o.eval_words, beams, *festival, o.lts_rules))
                               : results_text(tfm::evaluate_sequences(model, task, o.beam));
     std::cout << "\n" << results;
     // The same, with the training's summary, in a file the chapter's page includes.

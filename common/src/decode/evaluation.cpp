@@ -7,7 +7,6 @@
 #include <numeric>
 
 #include "tfm/data/vowel_restoration.hpp"
-#include "tfm/decode/letter_to_sound.hpp"
 
 namespace tfm {
 
@@ -141,7 +140,7 @@ std::string restore_vowels(Transformer& model, const Task& task, const std::stri
 // [evaluate pronunciations]
 PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& task, std::size_t words,
                                                 const std::vector<std::size_t>& beams,
-                                                const std::string& lts_rules) {
+                                                const LetterToSound& festival, const std::string& rules_file) {
   const PronunciationData& data = *task.pronunciations;
   const std::vector<DictionaryWord>& test = data.words(WordSplit::kTest);
   PronunciationEvaluation result;
@@ -171,8 +170,7 @@ PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& 
   run("greedy", 1);
   for (const std::size_t beam : beams) run("beam search, K = " + std::to_string(beam), beam);
 
-  const LetterToSound festival = LetterToSound::from_file(lts_rules);
-  result.festival_rules = lts_rules;
+  result.festival_rules = rules_file;
   result.festival.name = "Festival's letter-to-sound rules";
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<std::string>> festival_outputs;

@@ -99,12 +99,12 @@ LetterToSound LetterToSound::parse(const std::string& text, const std::string& n
   LetterToSound lts;
   Expr top;
   const Expr* rules = nullptr;
-  while (reader.next(top)) {  // the first (set! NAME '(...)) holds the rules
-    if (top.is_list && top.list.size() == 3 && !top.list[0].is_list && top.list[0].atom == "set!" && top.list[2].is_list) {
+  Expr other;
+  while (reader.next(rules ? other : top)) {  // the first (set! NAME '(...)) holds the rules
+    if (!rules && top.is_list && top.list.size() == 3 && !top.list[0].is_list && top.list[0].atom == "set!" &&
+        top.list[2].is_list)
       rules = &top.list[2];
-      break;
-    }
-  }
+  }  // the rest is read too: a stray ')' is an error
   if (!rules) throw std::invalid_argument(name + ": no rules found (expected (set! NAME '((LETTER TREE) ...)))");
   // A tree, as nodes: (QUESTION YES NO) or ((DISTRIBUTION... CLASS)).
   const auto add = [&](const Expr& tree, auto& self) -> std::int32_t {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tfm/decode/letter_to_sound.hpp"
 #include "tfm/decode/pronunciation_metrics.hpp"
 #include "tfm/decode/vowel_metrics.hpp"
 #include "tfm/model/transformer.hpp"
@@ -105,11 +106,11 @@ struct PronunciationEvaluation {
 };
 
 /// Tests the pronounce task on the first `words` test words (all of them if 0 or more): greedy
-/// decoding, then beam search with each of `beams`; and Festival's rules from `lts_rules` (read at
-/// run time; LetterToSound::from_file's errors) on the same words.
+/// decoding, then beam search with each of `beams`; and Festival's rules `festival` (read from the
+/// file `rules_file`) on the same words.
 PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& task, std::size_t words,
                                                 const std::vector<std::size_t>& beams,
-                                                const std::string& lts_rules);
+                                                const LetterToSound& festival, const std::string& rules_file);
 /// The results as the chapter prints them: the error rates of every decoding with its time, of
 /// Festival's rules and of published systems (marked as measured elsewhere), and examples.
 std::string results_text(const PronunciationEvaluation& results);
