@@ -103,7 +103,7 @@ Task pronounce_task(const std::string& dictionary) {
   t.src_len = data->max_letters();
   t.tgt_len = data->max_phonemes() + 1;  // <bos> / <eos>
   t.model = t.fit(preset("pronounce"));
-  t.default_steps = 2000;
+  t.default_steps = 1200;
   // The held-out loss: the first 512 dev words (of about 5,000), 128 per batch.
   for (std::size_t first = 0; first < std::min<std::size_t>(512, data->words(WordSplit::kDev).size()); first += 128)
     t.held_out.push_back(data->batch(WordSplit::kDev, first, 128));
@@ -166,6 +166,11 @@ TokenIds decode(Transformer& model, const Task& task, const TokenIds& src, std::
     }
   } else {
     options.max_steps = model.config().tgt_len;
+    if (task.pronunciations) {  // a phoneme or <eos>: never <pad>, <bos> or <unk>
+      options.free_choices = {kEosId};
+      for (std::int32_t id = kFirstSymbolId; id < static_cast<std::int32_t>(task.tgt_vocabulary.size()); ++id)
+        options.free_choices.push_back(id);
+    }
   }
   if (beam <= 1) return greedy_decode(model, src, options).tokens;
   options.beam_size = beam;

@@ -69,7 +69,8 @@ std::string decoded_text(const Vocabulary& vocabulary, const TokenIds& tokens, s
 /// Decodes src `[B, S]` as the task wants: greedy decoding (`beam` = 1) or beam search with
 /// `beam` beams, both with the key/value cache. For vowels the output has the input's length,
 /// and with `keep_letters` every letter the input shows is kept and every `*` becomes a vowel;
-/// the other tasks decode up to the model's tgt_len and stop at `<eos>`.
+/// the other tasks decode up to the model's tgt_len and stop at `<eos>` (pronounce: choosing only
+/// among the phonemes and `<eos>`).
 TokenIds decode(Transformer& model, const Task& task, const TokenIds& src, std::size_t beam,
                 bool keep_letters);
 
