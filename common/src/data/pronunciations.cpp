@@ -209,6 +209,21 @@ PronunciationData PronunciationData::from_file(const std::string& path) {
   return PronunciationData(read_festival_lexicon(path));
 }
 
+std::string PronunciationData::summary() const {
+  std::size_t total = 0, several = 0;
+  for (const auto& part : parts_)
+    for (const DictionaryWord& w : part) {
+      ++total;
+      several += w.pronunciations.size() > 1;
+    }
+  return std::to_string(total) + " words, " + std::to_string(several) + " of them with several pronunciations; by word: " +
+         std::to_string(words(WordSplit::kTrain).size()) + " train (" + std::to_string(pairs_.size()) + " pairs), " +
+         std::to_string(words(WordSplit::kDev).size()) + " dev, " + std::to_string(words(WordSplit::kTest).size()) +
+         " test; " + std::to_string(letters_.size() - kFirstSymbolId) + " letters, " +
+         std::to_string(phonemes_.size() - kFirstSymbolId) + " phonemes; longest word " + std::to_string(max_letters_) +
+         " letters, longest pronunciation " + std::to_string(max_phonemes_) + " phonemes\n";
+}
+
 // [pair batch]
 Batch PronunciationData::pair_batch(const std::vector<std::pair<const DictionaryWord*, std::size_t>>& pairs) const {
   std::size_t src_len = 1, tgt_len = 1;

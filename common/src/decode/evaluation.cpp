@@ -145,6 +145,7 @@ PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& 
   const std::vector<DictionaryWord>& test = data.words(WordSplit::kTest);
   PronunciationEvaluation result;
   result.test_words = test.size();
+  result.data = data.summary();
   result.words = words == 0 ? test.size() : std::min(words, test.size());
   // Batches of 128 words of similar lengths (sorted by length), so that padding costs little.
   std::vector<std::size_t> order(result.words);
@@ -198,8 +199,9 @@ PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& 
 // [evaluate pronunciations]
 
 std::string results_text(const PronunciationEvaluation& r) {
-  std::string text = format("Test words (5%% of CMUdict 0.4 by a hash of the word, never trained on): %zu of %zu\n",
-                            r.words, r.test_words);
+  std::string text = "CMUdict 0.4 (Festival's copy): " + r.data;
+  text += format("Test words (5%% of the words, by a hash of the word; never trained on): %zu of %zu decoded\n",
+                 r.words, r.test_words);
   text += format("  %-44s %8s %8s %10s\n", "", "WER", "PER", "seconds");
   const auto line = [&text](const PronunciationDecoding& d) {
     text += format("  %-44s %7.2f%% %7.2f%% %10.2f\n", d.name.c_str(), 100.0 * d.score.word_error_rate(),

@@ -91,6 +91,9 @@ class PronunciationData {
   std::size_t max_phonemes() const { return max_phonemes_; }
   /// Training pairs: every pronunciation of every training word.
   std::size_t num_training_pairs() const { return pairs_.size(); }
+  /// One paragraph of counts: words, words with several pronunciations, the three parts, the
+  /// vocabularies, the longest word and pronunciation.
+  std::string summary() const;
 
   /// Training batch number `index` of the run seeded with `seed`. An epoch deals every pair out
   /// once (the last pairs that do not fill a batch wait for the next epoch's shuffle) in batches

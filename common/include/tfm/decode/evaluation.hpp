@@ -90,6 +90,7 @@ struct PronunciationDecoding {
 /// The pronounce task tested: the model decoded greedily and with beam search, and Festival's
 /// letter-to-sound rules, on the same test words.
 struct PronunciationEvaluation {
+  std::string data;                             ///< PronunciationData::summary()
   std::size_t words = 0;                        ///< test words decoded
   std::size_t test_words = 0;                   ///< test words in the split
   std::vector<PronunciationDecoding> decodings; ///< greedy first, then each beam size asked
