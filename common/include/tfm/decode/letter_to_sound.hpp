@@ -28,7 +28,7 @@ inline constexpr const char* kCmuLtsRulesPath = "/usr/share/festival/dicts/cmu/c
 /// Festival's decision trees for letter-to-sound conversion.
 class LetterToSound {
  public:
-  /// Reads a Festival rule file, `(set! NAME '((LETTER TREE) ...))`. Throws std::invalid_argument
+  /// Reads a Festival rule file: a `set!` of a quoted list of `(LETTER TREE)` rules. Throws std::invalid_argument
   /// naming `name` and the line for unbalanced parentheses, a question other than
   /// `(F.name is V)` with F an offset of at most 3, a leaf without a class, a phone that is not
   /// one of the 39 phonemes, or no rules at all.
