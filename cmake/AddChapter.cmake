@@ -30,3 +30,13 @@ function(add_chapter dir)
   endif()
   set_property(GLOBAL PROPERTY TFM_CHAPTER_DOC_ARGS_${dir} "${CHAPTER_DOC_ARGS}")
 endfunction()
+
+# add_book_run(<dir> <name> ARGS <arg>...) makes the book run chapter <dir> once more, with ARGS,
+# after its own run, and keep what it printed as ch<dir>_<name>.txt in the book's output directory
+# (chapter 11's second task: add_book_run(11_train_test pronounce ARGS --task pronounce)). The
+# cache variable TFM_BOOK_ARGS_<dir>_<name> replaces ARGS for one build directory.
+function(add_book_run dir name)
+  cmake_parse_arguments(RUN "" "" "ARGS" ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY TFM_BOOK_RUNS "${dir}|${name}")
+  set_property(GLOBAL PROPERTY TFM_BOOK_RUN_ARGS_${dir}_${name} "${RUN_ARGS}")
+endfunction()

@@ -1,9 +1,10 @@
 // Chapter 11: train and test.
 //
-// The model of chapters 01-10 learns a task (copy, translate or vowels) with a progress bar, a
-// held-out loss and a loss curve; then it is tested by decoding — greedy with a key/value cache,
-// or beam search — and, for vowel restoration, compared with n-gram baselines and with the
-// outputs reference 002 reported. Checkpoints save and resume everything.
+// The model of chapters 01-10 learns a task (copy, translate, vowels or pronounce) with a progress
+// bar, a held-out loss and a loss curve; then it is tested by decoding — greedy with a key/value
+// cache, or beam search — and, for vowel restoration, compared with n-gram baselines and with the
+// outputs reference 002 reported; for pronunciations (CMUdict), with Festival's letter-to-sound
+// rules and published error rates. Checkpoints save and resume everything.
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <xtensor/xview.hpp>
 
 #include "tfm/core/trace.hpp"
+#include "tfm/decode/letter_to_sound.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/decode/evaluation.hpp"
 #include "tfm/io/chapter_helpers.hpp"
@@ -43,13 +45,16 @@ struct Options {
   std::size_t save_every = 0, beam = 1, eval_windows = 500, eval_every = 100, head = 0;
   std::optional<std::size_t> layer;   // of the heat maps; default: the last
   std::optional<std::string> restore;
+  std::string dictionary, lts_rules;
+  std::vector<std::string> pronounce;  // words to pronounce
+  std::size_t eval_words = 0, max_beam = 5;
   bool keep_letters = true;
 };
 
 tfm::CommandLine declare_options() {
   tfm::CommandLine cli("ch11_train_test",
                        "Chapter 11: train the Transformer on a task, then test it by decoding.");
-  cli.option("--task", "NAME", "copy | translate | vowels", "vowels")
+  cli.option("--task", "NAME", "copy | translate | vowels | pronounce", "vowels")
       .config_options("", "override one hyper-parameter (see ch01_params --help); default: the task's model")
       .option("--corpus", "FILE", "vowels: the text to train and test on", tfm::kDefaultCorpusPath)
       .option("--steps", "N", "train for N steps (default: the task's budget)")
@@ -61,6 +66,11 @@ tfm::CommandLine declare_options() {
       .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (2 or more)")
       .option("--beam", "K", "beam search with K beams (1: greedy)", "1")
       .option("--restore", "TEXT", "restore the vowels of TEXT, e.g. \"th* t*m* m*ch*n*\"")
+      .option("--dictionary", "FILE", "pronounce: Festival's CMUdict", tfm::kCmudictPath)
+      .option("--lts-rules", "FILE", "pronounce: Festival's letter-to-sound rules, the baseline", tfm::kCmuLtsRulesPath)
+      .repeated("--pronounce", "WORD", "pronounce: print the phonemes of WORD (repeat it, or give several words in one value)")
+      .option("--eval-words", "N", "pronounce: test words to decode (0: all)", "0")
+      .option("--max-beam", "K", "pronounce: test greedy decoding and beam search K = 1..K", "5")
       .option("--eval-windows", "N", "held-out windows to test vowels on", "500")
       .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100")
       .option("--layer", "L", "layer of the attention heat maps (default: the last)")
@@ -74,8 +84,24 @@ Options read_options(const tfm::CommandLine& cli) {
   o.task = cli.value("--task");
   const auto& names = tfm::task_names();
   if (std::find(names.begin(), names.end(), o.task) == names.end())
-    throw UsageError("--task must be copy, translate or vowels, got '" + o.task + "'");
+    throw UsageError("--task must be copy, translate, vowels or pronounce, got '" + o.task + "'");
   if (cli.given("--corpus") && o.task != "vowels") throw UsageError("--corpus needs --task vowels");
+  for (const char* option : {"--dictionary", "--lts-rules", "--pronounce", "--eval-words", "--max-beam"})
+    if (cli.given(option) && o.task != "pronounce") throw UsageError(std::string(option) + " needs --task pronounce");
+  o.dictionary = cli.value("--dictionary");
+  o.lts_rules = cli.value("--lts-rules");
+  o.eval_words = cli.count("--eval-words");
+  o.max_beam = cli.count("--max-beam", 1, 16);
+  // Every value of --pronounce, cut at spaces: --pronounce "one two" --pronounce three.
+  for (const std::string& value : cli.values("--pronounce")) {
+    std::size_t start = value.find_first_not_of(' ');
+    if (start == std::string::npos) throw UsageError("--pronounce: a word is empty");
+    while (start != std::string::npos) {
+      const std::size_t end = value.find(' ', start);
+      o.pronounce.push_back(value.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      start = value.find_first_not_of(' ', end == std::string::npos ? value.size() : end);
+    }
+  }
   o.corpus = cli.value("--corpus");
   if (cli.given("--seed")) o.seed = cli.count("--seed");
   if (cli.given("--steps")) o.steps = cli.count("--steps");
@@ -142,6 +168,13 @@ tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const tf
       throw UsageError(std::string("--restore: ") + e.what());
     }
   }
+  if (!o.pronounce.empty()) {
+    try {
+      task.pronunciations->encode_words(o.pronounce, config.max_len);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--pronounce: ") + e.what());
+    }
+  }
   return config;
 }
 // [options]
@@ -154,8 +187,11 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli = declare_options();
     if (!cli.parse(argc, argv)) return 0;
     const Options o = read_options(cli);
-    const tfm::Task task = tfm::make_task(o.task, o.corpus);
+    const tfm::Task task = tfm::make_task(o.task, o.corpus, o.dictionary);
     const tfm::Config config = model_config(cli, o, task);
+    // pronounce: Festival's rules, the baseline, read before training (a bad file costs nothing).
+    std::optional<tfm::LetterToSound> festival;
+    if (task.pronunciations && o.pronounce.empty()) festival = tfm::LetterToSound::from_file(o.lts_rules);
 
     // [build the model]
     tfm::Transformer model(config, config.seed);
@@ -217,10 +253,19 @@ int main(int argc, char** argv) {
       std::cout << *o.restore << "  ->  " << tfm::restore_vowels(model, task, *o.restore, o.beam, o.keep_letters) << "\n";
       return 0;
     }
+    if (!o.pronounce.empty()) {
+      const std::vector<std::string> phonemes = tfm::pronounce_words(model, task, o.pronounce, o.beam);
+      for (std::size_t i = 0; i < o.pronounce.size(); ++i) std::cout << o.pronounce[i] << "  ->  " << phonemes[i] << "\n";
+      return 0;
+    }
     std::cout << "\nTesting (" << (o.beam == 1 ? std::string("greedy decoding") : "beam search, K = " + std::to_string(o.beam))
               << ", key/value cache):\n";
-    const std::string results = task.vowels ? results_text(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam))
-                                            : results_text(tfm::evaluate_sequences(model, task, o.beam));
+    std::vector<std::size_t> beams;  // pronounce: greedy, then beam search with K = 1 .. --max-beam
+    for (std::size_t k = 1; k <= o.max_beam; ++k) beams.push_back(k);
+    const std::string results =
+        task.vowels           ? results_text(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam))
+        : task.pronunciations ? results_text(tfm::evaluate_pronunciations(model, task, o.eval_words, beams, *festival, o.lts_rules))
+                              : results_text(tfm::evaluate_sequences(model, task, o.beam));
     std::cout << "\n" << results;
     // The same, with the training's summary, in a file the chapter's page includes.
     const std::string results_file = "results_" + task.name + ".txt";
@@ -231,9 +276,12 @@ int main(int argc, char** argv) {
     const std::size_t layer = o.layer.value_or(std::min(config.n_encoder_layers, config.n_decoder_layers) - 1);
     tfm::TokenIds src = xt::view(task.held_out.front().src, xt::range(0, 1), xt::all());
     if (task.vowels) src = tfm::restore_source_ids(task.src_vocabulary, "th* t*m* tr*v*ll*r s*t d*wn", config.max_len);
+    // pronounce: a word's letters (columns) against the phonemes the model writes (rows).
+    if (task.pronunciations) src = task.pronunciations->encode_words({"pronunciation"}, config.max_len);
     const tfm::TokenIds tgt_in = tfm::shifted_right(tfm::decode(model, task, src, 1, o.keep_letters));
+    const std::string prefix = task.pronunciations ? "attention_pronounce_" : "attention_";
     for (const std::string& file :
-         tfm::write_attention_maps(model, src, tgt_in, task.src_vocabulary, task.tgt_vocabulary, layer, o.head))
+         tfm::write_attention_maps(model, src, tgt_in, task.src_vocabulary, task.tgt_vocabulary, layer, o.head, prefix))
       std::cout << "wrote " << file << "\n";
     return 0;
   });

@@ -1,8 +1,10 @@
 #include "tfm/decode/evaluation.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <numeric>
 
 #include "tfm/data/vowel_restoration.hpp"
 
@@ -133,6 +135,101 @@ std::string restore_vowels(Transformer& model, const Task& task, const std::stri
                            std::size_t beam, bool keep_letters) {
   const TokenIds src = restore_source_ids(task.src_vocabulary, text, model.config().max_len);
   return decoded_text(task.tgt_vocabulary, decode(model, task, src, beam, keep_letters), 0);
+}
+
+// [evaluate pronunciations]
+PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& task, std::size_t words,
+                                                const std::vector<std::size_t>& beams,
+                                                const LetterToSound& festival, const std::string& rules_file) {
+  const PronunciationData& data = *task.pronunciations;
+  const std::vector<DictionaryWord>& test = data.words(WordSplit::kTest);
+  PronunciationEvaluation result;
+  result.test_words = test.size();
+  result.data = data.summary();
+  result.words = words == 0 ? test.size() : std::min(words, test.size());
+  // Batches of 128 words of similar lengths (sorted by length), so that padding costs little.
+  std::vector<std::size_t> order(result.words);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return test[a].word.size() < test[b].word.size(); });
+  std::vector<std::vector<std::string>> greedy_outputs(result.words);
+  const auto run = [&](const std::string& name, std::size_t beam) {
+    PronunciationDecoding d{name, beam, {}, 0.0};
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::vector<std::string>> outputs(result.words);
+    for (std::size_t i = 0; i < order.size(); i += 128) {
+      std::vector<std::pair<const DictionaryWord*, std::size_t>> pairs;
+      for (std::size_t j = i; j < std::min(order.size(), i + 128); ++j) pairs.emplace_back(&test[order[j]], 0);
+      const TokenIds out = decode(model, task, data.pair_batch(pairs).src, beam, true);
+      for (std::size_t b = 0; b < pairs.size(); ++b)
+        outputs[order[i + b]] = task.tgt_vocabulary.split(decoded_text(task.tgt_vocabulary, out, b));
+    }
+    d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t w = 0; w < result.words; ++w) d.score.add(outputs[w], test[w].pronunciations);
+    if (name == "greedy") greedy_outputs = outputs;
+    result.decodings.push_back(d);
+  };
+  run("greedy", 1);
+  for (const std::size_t beam : beams) run("beam search, K = " + std::to_string(beam), beam);
+
+  result.festival_rules = rules_file;
+  result.festival.name = "Festival's letter-to-sound rules";
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::vector<std::string>> festival_outputs;
+  for (std::size_t w = 0; w < result.words; ++w) festival_outputs.push_back(festival.pronounce(test[w].word));
+  result.festival.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t w = 0; w < result.words; ++w) result.festival.score.add(festival_outputs[w], test[w].pronunciations);
+
+  const auto join = [](const std::vector<std::string>& phones) {
+    std::string text;
+    for (const std::string& p : phones) text += (text.empty() ? "" : " ") + p;
+    return text;
+  };
+  for (std::size_t k = 0; k < 8 && k < result.words; ++k) {
+    const std::size_t w = k * result.words / 8;
+    std::string references;
+    bool correct = false;
+    for (const auto& r : test[w].pronunciations) {
+      references += (references.empty() ? "" : " | ") + join(r);
+      correct = correct || r == greedy_outputs[w];
+    }
+    result.examples.push_back({test[w].word, join(greedy_outputs[w]), references, correct});
+  }
+  return result;
+}
+// [evaluate pronunciations]
+
+std::string results_text(const PronunciationEvaluation& r) {
+  std::string text = "CMUdict 0.4 (Festival's copy): " + r.data;
+  text += format("Test words (5%% of the words, by a hash of the word; never trained on): %zu of %zu decoded\n",
+                 r.words, r.test_words);
+  text += format("  %-44s %8s %8s %10s\n", "", "WER", "PER", "seconds");
+  const auto line = [&text](const PronunciationDecoding& d) {
+    text += format("  %-44s %7.2f%% %7.2f%% %10.2f\n", d.name.c_str(), 100.0 * d.score.word_error_rate(),
+                   100.0 * d.score.phoneme_error_rate(), d.seconds);
+  };
+  for (const PronunciationDecoding& d : r.decodings) line({"this model, " + d.name, d.beam, d.score, d.seconds});
+  line(r.festival);
+  text += "  (Festival's rules were trained on CMUdict 0.4, most likely on every word of it, these test\n"
+          "   words included: their score is flattered. Its phones are read as ours: stress dropped, ax = ah.)\n";
+  text += "\nPublished on CMUdict, for scale only: another version of the dictionary, another split,\n"
+          "not measured here:\n"
+          "  joint-sequence models (Bisani & Ney 2008)            about 24-25% WER\n"
+          "  LSTM encoder-decoders (Yao & Zweig 2015; Rao et al. 2015)  about 21-24% WER\n"
+          "  a small Transformer (Yolchuyeva et al. 2019)          about 22% WER, 5% PER\n";
+  text += "\nExamples (greedy decoding; references separated by |):\n";
+  for (const auto& e : r.examples)
+    text += format("  %-16s -> %-28s %s\n", e.word.c_str(), e.output.c_str(),
+                   e.correct ? "(correct)" : ("(expected: " + e.references + ")").c_str());
+  return text;
+}
+
+std::vector<std::string> pronounce_words(Transformer& model, const Task& task,
+                                         const std::vector<std::string>& words, std::size_t beam) {
+  const TokenIds src = task.pronunciations->encode_words(words, model.config().max_len);
+  const TokenIds out = decode(model, task, src, beam, true);
+  std::vector<std::string> phonemes;
+  for (std::size_t b = 0; b < words.size(); ++b) phonemes.push_back(decoded_text(task.tgt_vocabulary, out, b));
+  return phonemes;
 }
 
 }  // namespace tfm

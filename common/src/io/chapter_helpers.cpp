@@ -65,24 +65,24 @@ void write_attention_heatmap(const std::string& path, const std::string& title,
 std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,
                                               const TokenIds& tgt_in, const Vocabulary& source,
                                               const Vocabulary& target, std::size_t layer,
-                                              std::size_t head) {
+                                              std::size_t head, const std::string& prefix) {
   EvaluationMode eval(model);
   model.forward(src, tgt_in);  // every attention keeps its weights for the pictures
   const auto src_labels = token_labels(source, src, 0), tgt_labels = token_labels(target, tgt_in, 0);
   const std::string where = " (layer " + std::to_string(layer) + ", head " + std::to_string(head) + ")";
   struct Picture {
-    const char* file;
+    std::string file;
     const char* title;
     const Tensor4& weights;
     const std::vector<std::string>& queries;
     const std::vector<std::string>& keys;
   };
   const Picture pictures[] = {
-      {"attention_encoder_self.svg", "Encoder self-attention",
+      {prefix + "encoder_self.svg", "Encoder self-attention",
        model.encoder.layers.at(layer).self_attn.attention_weights(), src_labels, src_labels},
-      {"attention_decoder_self.svg", "Decoder self-attention (causal)",
+      {prefix + "decoder_self.svg", "Decoder self-attention (causal)",
        model.decoder.layers.at(layer).self_attn.attention_weights(), tgt_labels, tgt_labels},
-      {"attention_cross.svg", "Cross-attention: decoder queries, encoder keys",
+      {prefix + "cross.svg", "Cross-attention: decoder queries, encoder keys",
        model.decoder.layers.at(layer).cross_attn.attention_weights(), tgt_labels, src_labels},
   };
   std::vector<std::string> written;

@@ -95,6 +95,25 @@ Task vowel_task(const std::string& corpus) {
   return t;
 }
 
+// [pronounce task]
+Task pronounce_task(const std::string& dictionary) {
+  const auto data = std::make_shared<const PronunciationData>(PronunciationData::from_file(dictionary));
+  Task t{"pronounce", data->letters(), data->phonemes()};
+  t.pronunciations = data;
+  t.src_len = data->max_letters();
+  t.tgt_len = data->max_phonemes() + 1;  // <bos> / <eos>
+  t.model = t.fit(preset("pronounce"));
+  t.default_steps = 1200;
+  // The held-out loss: the first 512 dev words (of about 5,000), 128 per batch.
+  for (std::size_t first = 0; first < std::min<std::size_t>(512, data->words(WordSplit::kDev).size()); first += 128)
+    t.held_out.push_back(data->batch(WordSplit::kDev, first, 128));
+  t.training_batch = [data](std::size_t index, std::size_t batch_size, std::uint64_t seed) {
+    return data->training_batch(index, batch_size, seed);
+  };
+  return t;
+}
+// [pronounce task]
+
 }  // namespace
 
 Config Task::fit(Config config) const {
@@ -112,15 +131,16 @@ const std::vector<std::string>& Task::data_keys() {
 }
 
 const std::vector<std::string>& task_names() {
-  static const std::vector<std::string> names = {"copy", "translate", "vowels"};
+  static const std::vector<std::string> names = {"copy", "translate", "vowels", "pronounce"};
   return names;
 }
 
-Task make_task(const std::string& name, const std::string& corpus) {
+Task make_task(const std::string& name, const std::string& corpus, const std::string& dictionary) {
   if (name == "copy") return copy_task();
   if (name == "translate") return translate_task();
   if (name == "vowels") return vowel_task(corpus);
-  throw std::invalid_argument("--task must be copy, translate or vowels, got '" + name + "'");
+  if (name == "pronounce") return pronounce_task(dictionary);
+  throw std::invalid_argument("--task must be copy, translate, vowels or pronounce, got '" + name + "'");
 }
 
 std::string decoded_text(const Vocabulary& vocabulary, const TokenIds& tokens, std::size_t row) {
@@ -146,6 +166,11 @@ TokenIds decode(Transformer& model, const Task& task, const TokenIds& src, std::
     }
   } else {
     options.max_steps = model.config().tgt_len;
+    if (task.pronunciations) {  // a phoneme or <eos>: never <pad>, <bos> or <unk>
+      options.free_choices = {kEosId};
+      for (std::int32_t id = kFirstSymbolId; id < static_cast<std::int32_t>(task.tgt_vocabulary.size()); ++id)
+        options.free_choices.push_back(id);
+    }
   }
   if (beam <= 1) return greedy_decode(model, src, options).tokens;
   options.beam_size = beam;

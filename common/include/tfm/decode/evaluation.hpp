@@ -1,13 +1,16 @@
 /// \file evaluation.hpp
 /// \brief Chapter 11: testing a trained model by decoding held-out data — exact sequences for
 /// copy and translate; vowel restoration against the n-gram baselines and reference 002's three
-/// test sentences.
+/// test sentences; pronunciations (word and phoneme error rates) against Festival's
+/// letter-to-sound rules and published results.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "tfm/decode/letter_to_sound.hpp"
+#include "tfm/decode/pronunciation_metrics.hpp"
 #include "tfm/decode/vowel_metrics.hpp"
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/task.hpp"
@@ -75,5 +78,48 @@ std::string results_text(const SequenceEvaluation& results);
 /// Throws std::invalid_argument (from tfm::restore_source_ids) for text the model cannot read.
 std::string restore_vowels(Transformer& model, const Task& task, const std::string& text,
                            std::size_t beam, bool keep_letters);
+
+/// One way of decoding the pronounce task's test words, scored, and the time it took.
+struct PronunciationDecoding {
+  std::string name;          ///< e.g. "greedy" or "beam K = 3"
+  std::size_t beam = 1;      ///< 1 for greedy decoding
+  PronunciationScore score;  ///< word and phoneme errors
+  double seconds = 0;        ///< wall-clock time of the decoding
+};
+
+/// The pronounce task tested: the model decoded greedily and with beam search, and Festival's
+/// letter-to-sound rules, on the same test words.
+struct PronunciationEvaluation {
+  std::string data;                             ///< PronunciationData::summary()
+  std::size_t words = 0;                        ///< test words decoded
+  std::size_t test_words = 0;                   ///< test words in the split
+  std::vector<PronunciationDecoding> decodings; ///< greedy first, then each beam size asked
+  PronunciationDecoding festival;               ///< Festival's letter-to-sound rules
+  std::string festival_rules;                   ///< the rule file read
+  /// A few test words: the word, the greedy output and the references joined by " | ".
+  struct Example {
+    std::string word;        ///< the word
+    std::string output;      ///< what greedy decoding wrote
+    std::string references;  ///< every reference pronunciation
+    bool correct = false;    ///< the output is one of them
+  };
+  std::vector<Example> examples;  ///< up to eight, evenly spread over the words tested
+};
+
+/// Tests the pronounce task on the first `words` test words (all of them if 0 or more): greedy
+/// decoding, then beam search with each of `beams`; and Festival's rules `festival` (read from the
+/// file `rules_file`) on the same words.
+PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& task, std::size_t words,
+                                                const std::vector<std::size_t>& beams,
+                                                const LetterToSound& festival, const std::string& rules_file);
+/// The results as the chapter prints them: the error rates of every decoding with its time, of
+/// Festival's rules and of published systems (marked as measured elsewhere), and examples.
+std::string results_text(const PronunciationEvaluation& results);
+
+/// The pronunciations of `words` (any words, in the dictionary or not), one string of phonemes
+/// each, decoded greedily (`beam` = 1) or with beam search. Throws std::invalid_argument naming
+/// the word for a word the model cannot read (PronunciationData::encode_words).
+std::vector<std::string> pronounce_words(Transformer& model, const Task& task,
+                                         const std::vector<std::string>& words, std::size_t beam);
 
 }  // namespace tfm

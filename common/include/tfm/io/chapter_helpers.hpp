@@ -45,11 +45,12 @@ void write_attention_heatmap(const std::string& path, const std::string& title,
 /// One example's attention in a trained model, as three heat maps of layer `layer`, head `head`:
 /// the encoder's self-attention, the decoder's causal self-attention and the cross-attention,
 /// after a forward of src `[1, S]` and tgt_in `[1, T]` in evaluation mode. Returns the files
-/// written: attention_encoder_self.svg, attention_decoder_self.svg, attention_cross.svg.
+/// written: `prefix` + encoder_self.svg, decoder_self.svg and cross.svg (by default
+/// attention_encoder_self.svg, ...).
 std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,
                                               const TokenIds& tgt_in, const Vocabulary& source,
                                               const Vocabulary& target, std::size_t layer,
-                                              std::size_t head);
+                                              std::size_t head, const std::string& prefix = "attention_");
 
 /// `[batch, len, d]` drawn from N(0, 1): stand-ins for vectors of a layer's width.
 Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, Rng& rng);

@@ -1,7 +1,8 @@
 /// \file task.hpp
 /// \brief Chapter 11: a task to train on and test — its vocabularies, its training batches, its
 /// held-out batches and its default model — for the three data sets of chapter 02 (copy,
-/// translate, vowels), and decoding the way each task wants it.
+/// translate, vowels) and for grapheme-to-phoneme conversion (pronounce), and decoding the way
+/// each task wants it.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "tfm/data/dataset.hpp"
+#include "tfm/data/pronunciations.hpp"
 #include "tfm/data/vocabulary.hpp"
 #include "tfm/data/vowel_restoration.hpp"
 #include "tfm/model/config.hpp"
@@ -26,7 +28,7 @@ struct Task {
   Task(std::string task_name, Vocabulary source, Vocabulary target)
       : name(std::move(task_name)), src_vocabulary(std::move(source)), tgt_vocabulary(std::move(target)) {}
 
-  std::string name;           ///< "copy", "translate" or "vowels"
+  std::string name;           ///< "copy", "translate", "vowels" or "pronounce"
   Vocabulary src_vocabulary;  ///< what the encoder reads
   Vocabulary tgt_vocabulary;  ///< what the decoder writes
   std::size_t src_len = 0;    ///< columns of a source batch
@@ -42,6 +44,8 @@ struct Task {
   std::function<Batch(std::size_t index, std::size_t batch_size, std::uint64_t seed)> training_batch;
   /// vowels: the text, cut into windows (null for the other tasks).
   std::shared_ptr<const VowelRestoration> vowels;
+  /// pronounce: the dictionary, split by word (null for the other tasks).
+  std::shared_ptr<const PronunciationData> pronunciations;
 
   /// `config` with what the data decides: the vocabulary sizes and the sequence lengths.
   Config fit(Config config) const;
@@ -52,10 +56,12 @@ struct Task {
 /// The names make_task knows, in the order `--help` lists them.
 const std::vector<std::string>& task_names();
 
-/// Builds a task; `corpus` is the vowels task's text. Throws std::invalid_argument naming the
-/// task for an unknown name, and whatever VowelRestoration::from_file throws for a corpus that
-/// cannot be used. The held-out batches never depend on a seed: every run is tested alike.
-Task make_task(const std::string& name, const std::string& corpus = kDefaultCorpusPath);
+/// Builds a task; `corpus` is the vowels task's text, `dictionary` the pronounce task's Festival
+/// lexicon. Throws std::invalid_argument naming the task for an unknown name, and whatever
+/// VowelRestoration::from_file or read_festival_lexicon throws for data that cannot be used. The
+/// held-out batches never depend on a seed: every run is tested alike.
+Task make_task(const std::string& name, const std::string& corpus = kDefaultCorpusPath,
+               const std::string& dictionary = kCmudictPath);
 
 /// The text of row `row` of `tokens`, cut at the first `<eos>` or `<pad>`.
 std::string decoded_text(const Vocabulary& vocabulary, const TokenIds& tokens, std::size_t row);
@@ -63,7 +69,8 @@ std::string decoded_text(const Vocabulary& vocabulary, const TokenIds& tokens, s
 /// Decodes src `[B, S]` as the task wants: greedy decoding (`beam` = 1) or beam search with
 /// `beam` beams, both with the key/value cache. For vowels the output has the input's length,
 /// and with `keep_letters` every letter the input shows is kept and every `*` becomes a vowel;
-/// the other tasks decode up to the model's tgt_len and stop at `<eos>`.
+/// the other tasks decode up to the model's tgt_len and stop at `<eos>` (pronounce: choosing only
+/// among the phonemes and `<eos>`).
 TokenIds decode(Transformer& model, const Task& task, const TokenIds& src, std::size_t beam,
                 bool keep_letters);
 
