@@ -36,6 +36,7 @@ using tfm::UsageError;
 // step is trained: a typo costs nothing.
 struct Options {
   std::string task, corpus, save, load;
+  std::string test_corpus;            // another book the trained model is also tested on
   std::vector<std::string> average;   // checkpoints whose mean weights are tested
   std::optional<std::size_t> seed;   // default: the checkpoint's, else the config's
   std::optional<std::size_t> steps;   // the budget; neither given: the task's steps
@@ -52,6 +53,7 @@ tfm::CommandLine declare_options() {
   cli.option("--task", "NAME", "copy | translate | vowels", "vowels")
       .config_options("", "override one hyper-parameter (see ch01_params --help); default: the task's model")
       .option("--corpus", "FILE", "vowels: the text to train and test on", tfm::kDefaultCorpusPath)
+      .option("--test-corpus", "FILE", "vowels: also test on windows of another text (baselines fitted on --corpus)")
       .option("--steps", "N", "train for N steps (default: the task's budget)")
       .option("--minutes", "M", "train for at most M minutes")
       .option("--seed", "N", "seed of the weights, the dropout masks and the batches (default: 1, or the checkpoint's)")
@@ -77,6 +79,8 @@ Options read_options(const tfm::CommandLine& cli) {
     throw UsageError("--task must be copy, translate or vowels, got '" + o.task + "'");
   if (cli.given("--corpus") && o.task != "vowels") throw UsageError("--corpus needs --task vowels");
   o.corpus = cli.value("--corpus");
+  if (cli.given("--test-corpus") && o.task != "vowels") throw UsageError("--test-corpus needs --task vowels");
+  o.test_corpus = cli.value("--test-corpus");
   if (cli.given("--seed")) o.seed = cli.count("--seed");
   if (cli.given("--steps")) o.steps = cli.count("--steps");
   if (cli.given("--minutes")) o.minutes = cli.positive_number("--minutes");
@@ -156,6 +160,15 @@ int main(int argc, char** argv) {
     const Options o = read_options(cli);
     const tfm::Task task = tfm::make_task(o.task, o.corpus);
     const tfm::Config config = model_config(cli, o, task);
+    // The other book of --test-corpus, read before any step is trained: a bad file costs nothing.
+    std::optional<tfm::VowelRestoration> book;
+    if (!o.test_corpus.empty()) {
+      try {
+        book = tfm::VowelRestoration::from_file(o.test_corpus, {task.vowels->options().window, 1, 0.0});
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("--test-corpus: ") + e.what());
+      }
+    }
 
     // [build the model]
     tfm::Transformer model(config, config.seed);
@@ -219,8 +232,11 @@ int main(int argc, char** argv) {
     }
     std::cout << "\nTesting (" << (o.beam == 1 ? std::string("greedy decoding") : "beam search, K = " + std::to_string(o.beam))
               << ", key/value cache):\n";
-    const std::string results = task.vowels ? results_text(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam))
-                                            : results_text(tfm::evaluate_sequences(model, task, o.beam));
+    std::string results = task.vowels ? results_text(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam))
+                                      : results_text(tfm::evaluate_sequences(model, task, o.beam));
+    if (book)
+      results += "\n" + tfm::book_results_text(tfm::evaluate_vowels_on(model, task, *book, o.eval_windows, o.beam),
+                                               std::filesystem::path(o.test_corpus).filename().string());
     std::cout << "\n" << results;
     // The same, with the training's summary, in a file the chapter's page includes.
     const std::string results_file = "results_" + task.name + ".txt";
