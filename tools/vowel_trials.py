@@ -12,7 +12,7 @@ Usage:
   tools/vowel_trials.py render                    rewrite recorded_trials.txt and recorded_recipe.txt from trials.tsv
   tools/vowel_trials.py check                     exit 1 if those two files are out of date
 
-Options: --exe PATH (default build/bin/ch11_train_test), --work DIR (default /tmp/vowel-trials),
+Options: --keep (record: leave the checkpoint rows already in trials.tsv as they are), --exe PATH (default build/bin/ch11_train_test), --work DIR (default /tmp/vowel-trials),
 --time-machine FILE (the Time Machine trials' corpus; they are skipped without it), --book FILE
 (the other book every trial is also tested on; default: Debian's copy of The Adventures of Tom
 Sawyer, package golang-github-klauspost-compress-dev).
@@ -215,7 +215,8 @@ def record_children(parent, work, opts, rows, parent_cpu, samples=None):
             continue
         step = t["of"][1]
         ckpt = os.path.join(work, "ck-step%d" % step)
-        if not os.path.isdir(ckpt):
+        if not os.path.isdir(ckpt) or (t["id"] in rows and rows[t["id"]]["source"].startswith("checkpoint")
+                                       and opts.get("keep")):
             continue
         cwork = os.path.join(opts["work"], t["id"])
         os.makedirs(cwork, exist_ok=True)
@@ -303,7 +304,7 @@ def render_recipe(rows):
 
 def main(argv):
     opts = {"exe": os.path.join(ROOT, "build", "bin", "ch11_train_test"), "work": "/tmp/vowel-trials",
-            "time_machine": None, "book": BOOK, "cpu_before": 0.0}
+            "time_machine": None, "book": BOOK, "cpu_before": 0.0, "keep": False}
     args = []
     i = 0
     while i < len(argv):
@@ -313,6 +314,9 @@ def main(argv):
                 sys.exit("%s needs a value" % flag)
             opts[flag[2:].replace("-", "_")] = argv[i + 1]
             i += 2
+        elif flag == "--keep":  # record: do not test again the checkpoints already in the table
+            opts["keep"] = True
+            i += 1
         else:
             args.append(flag)
             i += 1
