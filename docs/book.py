@@ -124,6 +124,14 @@ def prepare_outputs(cfg):
             stem = name[:-4]
             write_if_changed(os.path.join(outdir, stem + ".output.html"),
                              output_html(read(os.path.join(outdir, name)), name))
+    # Results recorded by a script and committed with a chapter (chapters/NN_name/recorded_*.txt,
+    # e.g. tools/vowel_trials.py's tables): runs too long for the book's build, shown the same way.
+    for ch in cfg["chapters"]:
+        folder = os.path.dirname(ch["page"])
+        for name in sorted(os.listdir(folder)):
+            if name.startswith("recorded_") and name.endswith(".txt"):
+                write_if_changed(os.path.join(outdir, name[:-4] + ".output.html"),
+                                 output_html(read(os.path.join(folder, name)), name))
 
 
 # ------------------------------------------------------------------------------------------------

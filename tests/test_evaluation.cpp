@@ -45,6 +45,22 @@ TEST_CASE("evaluation: the results text lists the baselines the model beats and 
   CHECK(text.find("(correct)") == text.rfind("(correct)"));  // only the first sentence is right
 }
 
+TEST_CASE("evaluation: the results on another book name it and say where the model stands",
+          "[evaluation]") {
+  VowelEvaluation r;
+  r.windows = 7;
+  r.window_length = 40;
+  r.model = {"this model, letters of the input kept (default)", vowels_right(90)};
+  r.model_free = {"this model, free decoding", vowels_right(80)};
+  r.baselines = {{"baseline: most frequent vowel given 3 letters on each side", vowels_right(81)}};
+  const std::string text = book_results_text(r, "Mark.Twain-Tom.Sawyer.txt");
+  CHECK_THAT(text, Contains("Another book, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, 100 hidden vowels\n"));
+  CHECK_THAT(text, Contains("0.9750   0.9000"));
+  CHECK_THAT(text, Contains("restores more vowels than:\n  - most frequent vowel given 3 letters on each side\n"
+                            "and as many or fewer than:\n  - none\n"));
+  CHECK(text.find("002") == std::string::npos);  // no reference sentences here
+}
+
 TEST_CASE("evaluation: copy and translate report the exact sequences and a few examples",
           "[evaluation]") {
   SequenceEvaluation r;

@@ -38,6 +38,7 @@ using tfm::UsageError;
 // step is trained: a typo costs nothing.
 struct Options {
   std::string task, corpus, save, load;
+  std::string test_corpus;            // another book the trained model is also tested on
   std::vector<std::string> average;   // checkpoints whose mean weights are tested
   std::optional<std::size_t> seed;   // default: the checkpoint's, else the config's
   std::optional<std::size_t> steps;   // the budget; neither given: the task's steps
@@ -57,6 +58,7 @@ tfm::CommandLine declare_options() {
   cli.option("--task", "NAME", "copy | translate | vowels | pronounce", "vowels")
       .config_options("", "override one hyper-parameter (see ch01_params --help); default: the task's model")
       .option("--corpus", "FILE", "vowels: the text to train and test on", tfm::kDefaultCorpusPath)
+      .option("--test-corpus", "FILE", "vowels: also test on windows of another text (baselines fitted on --corpus)")
       .option("--steps", "N", "train for N steps (default: the task's budget)")
       .option("--minutes", "M", "train for at most M minutes")
       .option("--seed", "N", "seed of the weights, the dropout masks and the batches (default: 1, or the checkpoint's)")
@@ -103,6 +105,8 @@ Options read_options(const tfm::CommandLine& cli) {
     }
   }
   o.corpus = cli.value("--corpus");
+  if (cli.given("--test-corpus") && o.task != "vowels") throw UsageError("--test-corpus needs --task vowels");
+  o.test_corpus = cli.value("--test-corpus");
   if (cli.given("--seed")) o.seed = cli.count("--seed");
   if (cli.given("--steps")) o.steps = cli.count("--steps");
   if (cli.given("--minutes")) o.minutes = cli.positive_number("--minutes");
@@ -192,6 +196,15 @@ int main(int argc, char** argv) {
     // pronounce: Festival's rules, the baseline, read before training (a bad file costs nothing).
     std::optional<tfm::LetterToSound> festival;
     if (task.pronunciations && o.pronounce.empty()) festival = tfm::LetterToSound::from_file(o.lts_rules);
+    // The other book of --test-corpus, read before any step is trained: a bad file costs nothing.
+    std::optional<tfm::VowelRestoration> book;
+    if (!o.test_corpus.empty()) {
+      try {
+        book = tfm::VowelRestoration::from_file(o.test_corpus, {task.vowels->options().window, 1, 0.0});
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("--test-corpus: ") + e.what());
+      }
+    }
 
     // [build the model]
     tfm::Transformer model(config, config.seed);
@@ -262,10 +275,13 @@ int main(int argc, char** argv) {
               << ", key/value cache):\n";
     std::vector<std::size_t> beams;  // pronounce: greedy, then beam search with K = 1 .. --max-beam
     for (std::size_t k = 1; k <= o.max_beam; ++k) beams.push_back(k);
-    const std::string results =
+    std::string results =
         task.vowels           ? results_text(tfm::evaluate_vowels(model, task, o.eval_windows, o.beam))
         : task.pronunciations ? results_text(tfm::evaluate_pronunciations(model, task, o.eval_words, beams, *festival, o.lts_rules))
                               : results_text(tfm::evaluate_sequences(model, task, o.beam));
+    if (book)
+      results += "\n" + tfm::book_results_text(tfm::evaluate_vowels_on(model, task, *book, o.eval_windows, o.beam),
+                                               std::filesystem::path(o.test_corpus).filename().string());
     std::cout << "\n" << results;
     // The same, with the training's summary, in a file the chapter's page includes.
     const std::string results_file = "results_" + task.name + ".txt";

@@ -200,7 +200,11 @@ Batch VowelRestoration::batch(Split split, const std::vector<std::size_t>& indic
 // [vowel batch]
 
 std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::size_t count) {
-  const std::size_t available = data.num_windows(Split::kHeldOut);
+  return spread_windows(data, Split::kHeldOut, count);
+}
+
+std::vector<std::size_t> spread_windows(const VowelRestoration& data, Split split, std::size_t count) {
+  const std::size_t available = data.num_windows(split);
   const std::size_t spacing =
       std::max(data.options().window, available / std::max<std::size_t>(count, 1));
   std::vector<std::size_t> indices;

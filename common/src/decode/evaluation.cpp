@@ -53,31 +53,39 @@ SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std:
   return result;
 }
 
-// [evaluate vowels]
-VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_t windows,
-                                std::size_t beam) {
+namespace {
+
+// The counting rules of the results table, fitted on the task's training text.
+std::vector<VowelBaseline> fitted_baselines(const Task& task) {
   const VowelRestoration& data = *task.vowels;
   const std::string train_text = data.text().substr(0, data.boundary());
   std::vector<VowelBaseline> rules = {VowelBaseline::most_frequent(train_text)};
   for (std::size_t letters = 1; letters <= 3; ++letters)
     rules.push_back(VowelBaseline::with_context(train_text, letters));
+  return rules;
+}
 
+// [evaluate vowels]
+// The windows `chosen` of part `split` of `data` (the task's text, or another book), restored
+// by the model (both decodings) and by every rule, 64 windows at a time.
+VowelEvaluation score_windows(Transformer& model, const Task& task, const VowelRestoration& data,
+                              Split split, const std::vector<std::size_t>& chosen, std::size_t beam) {
+  const std::vector<VowelBaseline> rules = fitted_baselines(task);
   VowelEvaluation result;
   result.window_length = data.options().window;
   result.model.name = "this model, letters of the input kept (default)";
   result.model_free.name = "this model, free decoding";
   for (const VowelBaseline& rule : rules) result.baselines.push_back({"baseline: " + rule.name(), {}});
 
-  const std::vector<std::size_t> chosen = held_out_windows(data, windows);
   result.windows = chosen.size();
   for (std::size_t i = 0; i < chosen.size(); i += 64) {
     const std::vector<std::size_t> chunk(chosen.begin() + static_cast<std::ptrdiff_t>(i),
                                          chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
-    const Batch batch = data.batch(Split::kHeldOut, chunk);
+    const Batch batch = data.batch(split, chunk);
     const TokenIds kept = decode(model, task, batch.src, beam, true);
     const TokenIds free = decode(model, task, batch.src, beam, false);
     for (std::size_t b = 0; b < chunk.size(); ++b) {
-      const std::string truth = data.window(Split::kHeldOut, chunk[b]);
+      const std::string truth = data.window(split, chunk[b]);
       const std::string masked = mask_vowels(truth);
       result.model.score.add(masked, decoded_text(task.tgt_vocabulary, kept, b), truth);
       result.model_free.score.add(masked, decoded_text(task.tgt_vocabulary, free, b), truth);
@@ -85,18 +93,37 @@ VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_
         result.baselines[r].score.add(masked, rules[r].restore(masked), truth);
     }
   }
+  return result;
+}
+// [evaluate vowels]
+
+}  // namespace
+
+VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_t windows,
+                                std::size_t beam) {
+  const VowelRestoration& data = *task.vowels;
+  VowelEvaluation result =
+      score_windows(model, task, data, Split::kHeldOut, held_out_windows(data, windows), beam);
   for (const ReferenceExample& e : kReferenceExamples)
     result.sentences.push_back({e.input, e.reference_output, e.expected,
                                 restore_vowels(model, task, e.input, beam, true)});
   return result;
 }
-// [evaluate vowels]
 
-// [results table]
-std::string results_text(const VowelEvaluation& r) {
-  std::string text = format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
-                            r.windows, r.window_length, r.model.score.vowels);
-  text += format("  %-60s %10s %8s\n", "", "characters", "vowels");
+VowelEvaluation evaluate_vowels_on(Transformer& model, const Task& task, const VowelRestoration& book,
+                                   std::size_t windows, std::size_t beam) {
+  if (book.options().window != task.vowels->options().window)
+    throw std::invalid_argument("evaluate_vowels_on: the book is cut into windows of " +
+                                std::to_string(book.options().window) + " characters, the task into " +
+                                std::to_string(task.vowels->options().window));
+  return score_windows(model, task, book, Split::kTrain, spread_windows(book, Split::kTrain, windows), beam);
+}
+
+namespace {
+
+// The scores table and, in words, where the model stands against each baseline.
+std::string scores_text(const VowelEvaluation& r) {
+  std::string text = format("  %-60s %10s %8s\n", "", "characters", "vowels");
   const auto line = [&text](const ScoredRule& rule) {
     text += format("  %-60s %10.4f %8.4f\n", rule.name.c_str(), rule.score.character_accuracy(),
                    rule.score.vowel_accuracy());
@@ -112,8 +139,17 @@ std::string results_text(const VowelEvaluation& r) {
     const bool better = r.model.score.vowel_accuracy() > baseline.score.vowel_accuracy();
     (better ? beaten : ahead) += "  - " + name + "\n";
   }
-  text += "\nThe model (letters kept) restores more vowels than:\n" + (beaten.empty() ? "  - none\n" : beaten) +
-          "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead);
+  return text + "\nThe model (letters kept) restores more vowels than:\n" + (beaten.empty() ? "  - none\n" : beaten) +
+         "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead);
+}
+
+}  // namespace
+
+// [results table]
+std::string results_text(const VowelEvaluation& r) {
+  std::string text = format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
+                            r.windows, r.window_length, r.model.score.vowels);
+  text += scores_text(r);
   text += "\nReference 002's test sentences (it printed the middle column):\n";
   for (const ReferenceSentence& s : r.sentences)
     text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(), s.reference_output.c_str(),
@@ -121,6 +157,13 @@ std::string results_text(const VowelEvaluation& r) {
   return text;
 }
 // [results table]
+
+std::string book_results_text(const VowelEvaluation& r, const std::string& book_name) {
+  return format("Another book, %s: %zu windows of %zu characters, %zu hidden vowels\n"
+                "(the model and the baselines learned from the training text only)\n",
+                book_name.c_str(), r.windows, r.window_length, r.model.score.vowels) +
+         scores_text(r);
+}
 
 std::string results_text(const SequenceEvaluation& r) {
   std::string text;

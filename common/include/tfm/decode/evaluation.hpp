@@ -66,10 +66,21 @@ struct VowelEvaluation {
 VowelEvaluation evaluate_vowels(Transformer& model, const Task& task, std::size_t windows,
                                 std::size_t beam);
 
+/// Generalisation: the model and the same baselines (fitted on the task's training text, not on
+/// `book`) scored on up to `windows` windows of another text, which does not overlap and lie
+/// evenly spread over the whole of `book` (tfm::spread_windows of its training part: build it with
+/// `held_out_fraction` 0 and the task's window). `sentences` stays empty.
+VowelEvaluation evaluate_vowels_on(Transformer& model, const Task& task, const VowelRestoration& book,
+                                   std::size_t windows, std::size_t beam);
+
 /// The results as the chapter prints them: the scores table (characters and vowels restored, the
 /// model's two decodings and every baseline), where the model stands against each baseline, and
 /// reference 002's three sentences.
 std::string results_text(const VowelEvaluation& results);
+/// The results on another book (evaluate_vowels_on), as the chapter prints them after
+/// results_text: a heading naming `book_name`, the scores table and where the model stands
+/// against each baseline, in the words of results_text.
+std::string book_results_text(const VowelEvaluation& results, const std::string& book_name);
 /// The results of copy or translate as the chapter prints them: a few examples, then the count
 /// of sequences decoded exactly.
 std::string results_text(const SequenceEvaluation& results);

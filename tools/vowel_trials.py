@@ -1,0 +1,375 @@
+#!/usr/bin/python3
+"""Chapter 11's vowel-restoration trials: each trial is one command of ch11_train_test; this script
+runs them, reads what the program wrote (results_vowels.txt and its summary line), keeps one row
+per trial in chapters/11_train_test/trials.tsv and renders that file as the plain-text tables the
+chapter's page includes (trials.txt, recipe.txt). Nothing in those files is typed by hand.
+
+Usage:
+  tools/vowel_trials.py list                      every trial and its command
+  tools/vowel_trials.py run ID [ID ...]           run the trials (training then testing), record them
+  tools/vowel_trials.py record ID WORK_DIR        record a run of the trial's exact command made by
+                                                  hand in WORK_DIR (see below), without running it
+  tools/vowel_trials.py render                    rewrite recorded_trials.txt and recorded_recipe.txt from trials.tsv
+  tools/vowel_trials.py check                     exit 1 if those two files are out of date
+
+Options: --keep (record: leave the checkpoint rows already in trials.tsv as they are), --exe PATH (default build/bin/ch11_train_test), --work DIR (default /tmp/vowel-trials),
+--time-machine FILE (the Time Machine trials' corpus; they are skipped without it), --book FILE
+(the other book every trial is also tested on; default: Debian's copy of The Adventures of Tom
+Sawyer, package golang-github-klauspost-compress-dev).
+
+Time. A trial's wall time depends on what else the machine runs; its CPU time does not, much. The
+tables give "idle minutes on 2 cores" = the process's CPU time (user + system) / 2, which is what
+the run takes on two otherwise idle cores when both threads are busy all the time (a slight
+underestimate: the part of a step that runs on one thread is counted once). The wall time of the
+recorded run and the machine's load average during it are kept in trials.tsv too.
+
+Checkpoint rows: a trial with "of": (PARENT, S) is the weights PARENT's run saved after step S
+(`--save-every`). Training is deterministic for a seed and a number of steps, and the learning
+rate does not depend on the budget, so those are the weights `--steps S` trains: the row shows
+that command, and is measured by testing the checkpoint (`--load`); its time is S/steps of the
+parent's.
+
+`record ID WORK_DIR`: WORK_DIR holds what the trial's command (`list` prints it; run it in
+WORK_DIR, with --save WORK_DIR/ck) wrote: results_vowels.txt, the program's output as log.txt,
+and cpu.txt, lines "unix-time cpu-ticks load" sampled every few seconds while it ran (the ticks
+are fields 14 + 15 of /proc/PID/stat, 100 per second). A run that has not finished gives its
+checkpoint rows only.
+"""
+import csv
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGE_DIR = os.path.join(ROOT, "chapters", "11_train_test")
+TSV = os.path.join(PAGE_DIR, "trials.tsv")
+TXT = os.path.join(PAGE_DIR, "recorded_trials.txt")
+RECIPE_TXT = os.path.join(PAGE_DIR, "recorded_recipe.txt")
+BOOK = "/usr/share/gocode/src/github.com/klauspost/compress/testdata/Mark.Twain-Tom.Sawyer.txt"
+BOOK_NAME = "The Adventures of Tom Sawyer"
+DEFAULT_STEPS = 1600   # the task's default budget (chapter 11's default run)
+WINDOW, BATCH = 40, 64  # characters per window; the default batch
+
+# The candidate for the longer run the page proposes (measured: the d256-* rows and "recipe").
+RECIPE = ["--set", "d_model=256", "--set", "d_ff=1024", "--steps", "2400"]
+
+# id, corpus, what it tries, extra arguments (after `--task vowels`), parent checkpoint.
+# Trials "prev-*" were measured by the session before this table existed (same commands, held-out
+# vowel accuracy only); they stay marked so until `run` measures them again.
+TRIALS = [
+    dict(id="prev-d0.1-lr2e-3", corpus="sherlock", what="the old default: dropout 0.1, peak 2e-3 after 100",
+         args=["--set", "dropout=0.1", "--set", "learning_rate=0.002", "--set", "warmup_steps=100"]),
+    dict(id="prev-d0.1-lr4e-3", corpus="sherlock", what="dropout 0.1, peak 4e-3 after 200",
+         args=["--set", "dropout=0.1"]),
+    dict(id="prev-d0-lr2e-3", corpus="sherlock", what="no dropout, peak 2e-3 after 100",
+         args=["--set", "learning_rate=0.002", "--set", "warmup_steps=100"]),
+    dict(id="prev-d0-lr3e-3", corpus="sherlock", what="no dropout, peak 3e-3 after 100",
+         args=["--set", "learning_rate=0.003", "--set", "warmup_steps=100"]),
+    dict(id="default", corpus="sherlock", what="the default run: no dropout, peak 4e-3 after 200", args=[]),
+] + [
+    dict(id="d256-%d" % s, corpus="sherlock", what="d_model 256, d_ff 1024", of=("recipe", s),
+         args=["--set", "d_model=256", "--set", "d_ff=1024", "--steps", str(s)])
+    for s in (400, 800, 1200, 1600, 2000)
+] + [
+    dict(id="recipe", corpus="sherlock", what="the candidate longer run: d_model 256, d_ff 1024", args=RECIPE,
+         save_every=400),
+    dict(id="recipe-tm", corpus="time-machine", what="the same on The Time Machine", args=RECIPE),
+]
+BY_ID = {t["id"]: t for t in TRIALS}
+
+# What the session before recorded for the "prev-*" trials and the default (1,600 steps, seed 1,
+# 500 held-out windows): held-out vowel accuracy.
+PREVIOUS = {"prev-d0.1-lr2e-3": "0.7514", "prev-d0.1-lr4e-3": "0.7665", "prev-d0-lr2e-3": "0.7819",
+            "prev-d0-lr3e-3": "0.7824", "default": "0.7962"}
+
+COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load",
+           "vowels", "characters", "sentences", "book_vowels",
+           "base_e", "base_1", "base_2", "base_3", "book_base_3", "source"]
+
+
+def command(trial, exe, time_machine, book):
+    """The trial's command line (the program's arguments after its name)."""
+    args = ["--task", "vowels"]
+    if trial["corpus"] == "time-machine":
+        args += ["--corpus", time_machine or "timemachine.txt"]
+    args += trial["args"]
+    if "--steps" not in args:
+        args += ["--steps", str(DEFAULT_STEPS)]
+    args += ["--eval-every", "400", "--test-corpus", book or BOOK]
+    return [exe] + args
+
+
+def shown_command(trial):
+    """The command as the page shows it: the program's path in the build tree, short file names."""
+    cmd = command(trial, "./build/bin/ch11_train_test", "timemachine.txt", BOOK)
+    return " ".join(cmd)
+
+
+def steps_of(trial):
+    a = trial["args"]
+    return int(a[a.index("--steps") + 1]) if "--steps" in a else DEFAULT_STEPS
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading what the program wrote
+
+SCORE = re.compile(r"^  (this model, letters of the input kept \(default\)|baseline: [^\n]*?)\s+"
+                   r"([0-9.]+)\s+([0-9.]+)$", re.M)
+
+
+def scores(section):
+    """{rule name: (characters, vowels)} of one scores table."""
+    return {m.group(1): (m.group(2), m.group(3)) for m in SCORE.finditer(section)}
+
+
+def parse_results(text):
+    held, _, book = text.partition("\nAnother book, ")
+    s, b = scores(held), scores(book)
+    model = "this model, letters of the input kept (default)"
+    base = [k for k in s if k.startswith("baseline: ")]
+    row = {"vowels": s[model][1], "characters": s[model][0],
+           "sentences": "%d/3" % held.count("(correct)"),
+           "book_vowels": b[model][1] if b else "-"}
+    for key, name in zip(["base_e", "base_1", "base_2", "base_3"], base):
+        row[key] = s[name][1]
+    row["book_base_3"] = b[base[3]][1] if b else "-"
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
+# The table file
+
+def load_rows():
+    if not os.path.exists(TSV):
+        return {}
+    with open(TSV, newline="") as f:
+        return {r["id"]: r for r in csv.DictReader(f, delimiter="\t")}
+
+
+def save_rows(rows):
+    ordered = [rows[t["id"]] for t in TRIALS if t["id"] in rows]
+    with open(TSV, "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS, delimiter="\t", lineterminator="\n")
+        w.writeheader()
+        for r in ordered:
+            w.writerow({k: r.get(k, "-") for k in COLUMNS})
+
+
+def previous_rows(rows):
+    """The rows measured before this table existed, for trials not measured since."""
+    for tid, vowels in PREVIOUS.items():
+        if tid not in rows:
+            t = BY_ID[tid]
+            rows[tid] = dict({k: "-" for k in COLUMNS}, id=tid, corpus=t["corpus"],
+                             command=shown_command(t), steps=str(steps_of(t)), vowels=vowels,
+                             source="previous session (not re-run)")
+    return rows
+
+
+def make_row(trial, results, cpu, wall, load, source):
+    row = {"id": trial["id"], "corpus": trial["corpus"], "command": shown_command(trial),
+           "steps": str(steps_of(trial)), "idle_minutes": "%.1f" % (cpu / 2 / 60),
+           "wall_minutes": "%.1f" % (wall / 60), "load": "%.1f" % load, "source": source}
+    row.update(parse_results(results))
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+def run_trial(trial, opts, rows):
+    work = os.path.join(opts["work"], trial["id"])
+    os.makedirs(work, exist_ok=True)
+    cmd = command(trial, opts["exe"], opts["time_machine"], opts["book"])
+    if trial.get("save_every"):
+        cmd += ["--save", os.path.join(work, "ck"), "--save-every", str(trial["save_every"])]
+    print("running:", " ".join(cmd), flush=True)
+    start = time.time()
+    loads = []
+    with open(os.path.join(work, "log.txt"), "w") as log:
+        proc = subprocess.Popen(cmd, cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        while proc.poll() is None:
+            loads.append(os.getloadavg()[0])
+            time.sleep(5)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        sys.exit("%s failed (exit %d); see %s/log.txt" % (trial["id"], proc.returncode, work))
+    cpu = usage.ru_utime + usage.ru_stime - opts["cpu_before"]
+    opts["cpu_before"] = usage.ru_utime + usage.ru_stime
+    results = open(os.path.join(work, "results_vowels.txt")).read()
+    rows[trial["id"]] = make_row(trial, results, cpu, time.time() - start,
+                                 sum(loads) / max(1, len(loads)), "run by vowel_trials.py run")
+    save_rows(rows)
+    record_children(trial, work, opts, rows, cpu)
+
+
+def record_children(parent, work, opts, rows, parent_cpu, samples=None):
+    """The checkpoint rows of `parent` whose checkpoint exists: its saved weights tested with --load.
+    Their time: the CPU time the run had used when it wrote the checkpoint (from `samples`, the
+    cpu.txt of a run recorded by hand), else S/steps of the parent's."""
+    for t in TRIALS:
+        if t.get("of", (None,))[0] != parent["id"]:
+            continue
+        step = t["of"][1]
+        ckpt = os.path.join(work, "ck-step%d" % step)
+        if not os.path.isdir(ckpt) or (t["id"] in rows and rows[t["id"]]["source"].startswith("checkpoint")
+                                       and opts.get("keep")):
+            continue
+        cwork = os.path.join(opts["work"], t["id"])
+        os.makedirs(cwork, exist_ok=True)
+        cmd = [opts["exe"], "--task", "vowels", "--load", ckpt, "--test-corpus", opts["book"] or BOOK]
+        print("testing:", " ".join(cmd), flush=True)
+        subprocess.run(cmd, cwd=cwork, stdout=subprocess.DEVNULL, check=True)
+        results = open(os.path.join(cwork, "results_vowels.txt")).read()
+        if samples:
+            written = os.path.getmtime(os.path.join(ckpt, "config.txt"))
+            before = [r for r in samples if r[0] <= written] or samples[:1]
+            cpu, wall, load = before[-1][1], before[-1][0] - samples[0][0], \
+                sum(r[2] for r in before) / len(before)
+        else:
+            share = step / steps_of(parent)
+            p = rows[parent["id"]]
+            cpu, wall, load = parent_cpu * share, float(p["wall_minutes"]) * 60 * share, float(p["load"])
+        rows[t["id"]] = make_row(t, results, cpu, wall, load, "checkpoint at step %d of %s" % (step, parent["id"]))
+        save_rows(rows)
+
+
+def read_samples(path):
+    """cpu.txt's samples 'unix-time ticks load' as (time, cpu seconds, load)."""
+    return [(float(a), float(b) / 100.0, float(c)) for a, b, c in
+            (line.split() for line in open(path) if line.strip())]
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+CORPUS_NAMES = {"sherlock": "The Adventures of Sherlock Holmes (the default corpus)",
+                "time-machine": "The Time Machine (reference 002's corpus)"}
+
+
+def render(rows):
+    out = []
+    for corpus in ("sherlock", "time-machine"):
+        mine = [rows[t["id"]] for t in TRIALS if t["id"] in rows and t["corpus"] == corpus]
+        if not mine:
+            continue
+        out.append("Trained and tested on %s; 500 held-out windows of 40 characters." % CORPUS_NAMES[corpus])
+        out.append("Also tested on %s (a book it never saw), with the same windows for every trial."
+                   % BOOK_NAME)
+        out.append("")
+        head = "%-18s %5s %8s %8s %9s %11s  %s" % ("trial", "steps", "idle min", "vowels", "sentences",
+                                                  "Tom Sawyer", "settings (beyond --task vowels)")
+        out.append(head)
+        out.append("-" * len(head))
+        for r in mine:
+            t = BY_ID[r["id"]]
+            settings = " ".join(a for a in t["args"] if a not in ("--steps", str(steps_of(t)))).replace(
+                "--set ", "") or "(the default model)"
+            out.append("%-18s %5s %8s %8s %9s %11s  %s" % (r["id"], r["steps"], r["idle_minutes"], r["vowels"],
+                                                          r["sentences"], r["book_vowels"], settings))
+        base = next((r for r in reversed(mine) if r["base_3"] != "-"), None)
+        if base:
+            out.append("")
+            out.append("The baselines on the same windows (vowels): most frequent vowel %s; given 1, 2, 3 "
+                       "letters on each side %s, %s, %s; on %s, 3 letters: %s."
+                       % (base["base_e"], base["base_1"], base["base_2"], base["base_3"], BOOK_NAME,
+                          base["book_base_3"]))
+        notes = sorted({r["source"] for r in mine})
+        out.append("Where each row comes from: " + "; ".join(notes) + ".")
+        out.append("")
+    out.append("idle min: the run's CPU time / 2, i.e. minutes on two otherwise idle cores (the machine was")
+    out.append("shared while these ran; trials.tsv keeps each run's wall time and load average too).")
+    return "\n".join(out) + "\n"
+
+
+def render_recipe(rows):
+    out = []
+    for tid in ("recipe", "recipe-tm"):
+        t = BY_ID[tid]
+        out.append("# %s" % t["what"])
+        out.append(shown_command(t))
+        r = rows.get(tid)
+        if r:
+            out.append("#   -> held-out vowel accuracy %s, reference 002's sentences %s right, %s on %s; "
+                       "%s idle minutes on 2 cores" % (r["vowels"], r["sentences"], r["book_vowels"], BOOK_NAME,
+                                                      r["idle_minutes"]))
+        else:
+            out.append("#   (not measured yet)")
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv):
+    opts = {"exe": os.path.join(ROOT, "build", "bin", "ch11_train_test"), "work": "/tmp/vowel-trials",
+            "time_machine": None, "book": BOOK, "cpu_before": 0.0, "keep": False}
+    args = []
+    i = 0
+    while i < len(argv):
+        flag = argv[i]
+        if flag in ("--exe", "--work", "--time-machine", "--book"):
+            if i + 1 >= len(argv):
+                sys.exit("%s needs a value" % flag)
+            opts[flag[2:].replace("-", "_")] = argv[i + 1]
+            i += 2
+        elif flag == "--keep":  # record: do not test again the checkpoints already in the table
+            opts["keep"] = True
+            i += 1
+        else:
+            args.append(flag)
+            i += 1
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0
+    mode, ids = args[0], args[1:]
+    rows = previous_rows(load_rows())
+    if mode == "list":
+        for t in TRIALS:
+            print("%-18s %s" % (t["id"], shown_command(t)))
+        return 0
+    if mode == "run":
+        for tid in ids or [t["id"] for t in TRIALS if "of" not in t]:
+            if tid not in BY_ID:
+                sys.exit("unknown trial '%s' (see: vowel_trials.py list)" % tid)
+            t = BY_ID[tid]
+            if t["corpus"] == "time-machine" and not opts["time_machine"]:
+                print("skipping %s: give --time-machine FILE" % tid)
+                continue
+            run_trial(t, opts, rows)
+        mode = "render"
+    if mode == "record":
+        if len(ids) != 2 or ids[0] not in BY_ID:
+            sys.exit("usage: vowel_trials.py record ID WORK_DIR")
+        t, work = BY_ID[ids[0]], ids[1]
+        samples = read_samples(os.path.join(work, "cpu.txt"))
+        cpu = samples[-1][1]
+        if os.path.exists(os.path.join(work, "results_vowels.txt")):  # else: still running, or stopped
+            rows[t["id"]] = make_row(t, open(os.path.join(work, "results_vowels.txt")).read(), cpu,
+                                     samples[-1][0] - samples[0][0],
+                                     sum(r[2] for r in samples) / len(samples),
+                                     "its command run by hand, recorded by vowel_trials.py record")
+            save_rows(rows)
+        record_children(t, work, opts, rows, cpu, samples)
+        mode = "render"
+    if mode in ("render", "check"):
+        want = {TXT: render(rows), RECIPE_TXT: render_recipe(rows)}
+        if mode == "check":
+            stale = [p for p, text in want.items() if not os.path.exists(p) or open(p).read() != text]
+            if stale:
+                print("out of date (run tools/vowel_trials.py render): " + ", ".join(stale))
+                return 1
+            print("recorded_trials.txt and recorded_recipe.txt match trials.tsv")
+            return 0
+        save_rows(rows)
+        for p, text in want.items():
+            with open(p, "w") as f:
+                f.write(text)
+            print("wrote", os.path.relpath(p, ROOT))
+        return 0
+    sys.exit("unknown mode '%s' (list, run, record, render, check)" % mode)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
