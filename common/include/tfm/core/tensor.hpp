@@ -80,15 +80,6 @@ inline void require(bool condition, const std::string& op, const std::string& me
 
 /// `sum += term` for two tensors of one shape, on every thread: backward adds up the gradients
 /// of a tensor that fed two places (a residual and its sub-layer, the keys and the values).
-template <class Tensor>
-void add_into(Tensor& sum, const Tensor& term) {
-  require(sum.shape() == term.shape(), "add_into",
-          "sum " + shape_string(sum.shape()) + " and term " + shape_string(term.shape()) + " differ");
-  float* s = sum.data();
-  const float* t = term.data();
-  const std::size_t n = sum.size();
-#pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) s[i] += t[i];
-}
+void add_into(Tensor3& sum, const Tensor3& term);
 
 }  // namespace tfm
