@@ -34,8 +34,13 @@ void reset();
 
 /// The shape of one matrix product kind: `batch` products of op(A) `[m, k]` · op(B) `[k, n]`.
 struct Product {
-  char op_a = 'n', op_b = 'n';  ///< 'n': as stored, 't': transposed (row-major storage)
-  std::size_t batch = 1, m = 0, n = 0, k = 0;
+  char op_a = 'n';       ///< A: 'n' as stored, 't' transposed (row-major storage)
+  char op_b = 'n';       ///< B: 'n' as stored, 't' transposed
+  std::size_t batch = 1; ///< how many products of this shape one call runs
+  std::size_t m = 0;     ///< rows of op(A) and of the result
+  std::size_t n = 0;     ///< columns of op(B) and of the result
+  std::size_t k = 0;     ///< the inner dimension
+  /// Floating-point operations of one call: 2 per multiply-add.
   double flops() const { return 2.0 * double(batch) * double(m) * double(n) * double(k); }
 };
 
@@ -43,24 +48,26 @@ struct Product {
 struct Entry {
   std::string kind;      ///< e.g. "LayerNorm forward", "product nt 5120x1024x256"
   double seconds = 0.0;  ///< wall time, nested Scopes excluded
-  std::size_t calls = 0;
-  bool is_product = false;
+  std::size_t calls = 0;  ///< how many Scopes of this kind ended
+  bool is_product = false;  ///< a matrix product (then `product` holds its shape)
   Product product;  ///< the product's shape (if is_product)
 };
 
 /// Everything recorded since the last reset, the most time first.
 std::vector<Entry> entries();
 
-/// Times its own lifetime as work of kind `kind` (a string literal: it is not copied).
+/// Times its own lifetime as work of one kind, e.g. `profile::Scope timed("LayerNorm forward");`.
 class Scope {
  public:
+  /// Starts timing work of kind `kind` (when the profile is on).
   explicit Scope(const char* kind) : active_(enabled()) {
     if (active_) active_ = begin(kind, nullptr);
   }
-  /// A matrix product: its kind is named from its transposes and shape.
+  /// Starts timing a matrix product: its kind is named from its transposes and shape.
   explicit Scope(const Product& product) : active_(enabled()) {
     if (active_) active_ = begin(nullptr, &product);
   }
+  /// Adds the time since the constructor, less the nested Scopes' time, to the kind.
   ~Scope() {
     if (active_) end();
   }
