@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
@@ -144,7 +145,7 @@ Tensor3 step(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const
     // needed: the cache holds no future position.
     attended = step(layer.self_attn, x, &x, cache.self_attn, self_mask);
   }
-  Tensor3 h1 = layer.norm1.forward(x, attended);
+  Tensor3 h1 = layer.norm1.forward(x, std::move(attended));
   Tensor3 crossed;
   {
     trace::Scope scope("cross-attention over the cached encoder output");
@@ -152,13 +153,13 @@ Tensor3 step(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const
     const Tensor3* new_memory = cache.cross_attn.empty() ? &memory : nullptr;
     crossed = step(layer.cross_attn, h1, new_memory, cache.cross_attn, cross_mask);
   }
-  Tensor3 h2 = layer.norm2.forward(h1, crossed);
+  Tensor3 h2 = layer.norm2.forward(h1, std::move(crossed));
   Tensor3 transformed;
   {
     trace::Scope scope("feed-forward");
     transformed = layer.ffn.forward(h2);
   }
-  return layer.norm3.forward(h2, transformed);
+  return layer.norm3.forward(h2, std::move(transformed));
 }
 // [decoder layer step]
 

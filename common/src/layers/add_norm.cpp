@@ -1,5 +1,7 @@
 #include "tfm/layers/add_norm.hpp"
 
+#include <utility>
+
 #include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
@@ -13,12 +15,13 @@ AddNorm::AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed)
     : norm(d_model), dropout_(dropout, dropout_seed) {}
 
 // [add norm forward]
-Tensor3 AddNorm::forward(const Tensor3& residual, const Tensor3& sublayer_output) {
+Tensor3 AddNorm::forward(const Tensor3& residual, Tensor3 sublayer_output) {
   const profile::Scope timed("AddNorm forward (residual add)");
   require(residual.shape() == sublayer_output.shape(), "AddNorm",
           "residual " + shape_string(residual.shape()) + " and sub-layer output " +
               shape_string(sublayer_output.shape()) + " differ");
-  Tensor3 sum = dropout_.forward(sublayer_output);
+  // The sub-layer's output is taken by value: moved in, dropout and the sum work in its memory.
+  Tensor3 sum = dropout_.forward(std::move(sublayer_output));
   float* s = sum.data();
   const float* r = residual.data();
   const std::size_t n = sum.size();

@@ -1,5 +1,7 @@
 #include "tfm/model/decoder_layer.hpp"
 
+#include <utility>
+
 #include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
@@ -22,19 +24,19 @@ Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mas
     trace::Scope scope("masked self-attention");
     attended = self_attn.forward(x, x, self_mask);
   }
-  Tensor3 h1 = norm1.forward(x, attended);
+  Tensor3 h1 = norm1.forward(x, std::move(attended));
   Tensor3 crossed;
   {
     trace::Scope scope("cross-attention (queries: decoder, keys/values: encoder output)");
     crossed = cross_attn.forward(h1, memory, cross_mask);
   }
-  Tensor3 h2 = norm2.forward(h1, crossed);
+  Tensor3 h2 = norm2.forward(h1, std::move(crossed));
   Tensor3 transformed;
   {
     trace::Scope scope("feed-forward");
     transformed = ffn.forward(h2);
   }
-  return norm3.forward(h2, transformed);
+  return norm3.forward(h2, std::move(transformed));
 }
 // [decoder layer forward]
 

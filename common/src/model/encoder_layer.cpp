@@ -1,5 +1,7 @@
 #include "tfm/model/encoder_layer.hpp"
 
+#include <utility>
+
 #include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
 
@@ -19,13 +21,13 @@ Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
     trace::Scope scope("self-attention");
     attended = self_attn.forward(x, x, src_mask);
   }
-  Tensor3 h = norm1.forward(x, attended);
+  Tensor3 h = norm1.forward(x, std::move(attended));
   Tensor3 transformed;
   {
     trace::Scope scope("feed-forward");
     transformed = ffn.forward(h);
   }
-  return norm2.forward(h, transformed);
+  return norm2.forward(h, std::move(transformed));
 }
 // [encoder layer forward]
 

@@ -23,8 +23,9 @@ class AddNorm {
   /// `dropout` drawing its masks from its own Rng seeded with `dropout_seed`.
   AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed);
 
-  /// residual `[B, L, d]`, sublayer_output `[B, L, d]` -> `[B, L, d]`.
-  Tensor3 forward(const Tensor3& residual, const Tensor3& sublayer_output);
+  /// residual `[B, L, d]`, sublayer_output `[B, L, d]` -> `[B, L, d]`. The sub-layer output is
+  /// taken by value: move it in, and dropout and the sum reuse its memory.
+  Tensor3 forward(const Tensor3& residual, Tensor3 sublayer_output);
 
   /// The gradients of the two inputs.
   struct Grads {
