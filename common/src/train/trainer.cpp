@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
@@ -26,7 +27,11 @@ std::string summary(const TrainingHistory& h) {
   std::ostringstream line;
   line.setf(std::ios::fixed);
   line.precision(1);
-  line << "trained " << h.steps.size() << " steps in " << h.seconds << " s: ";
+  // The thread count is part of the result: it changes the order of floating-point sums, so the
+  // same seed and steps give the same numbers only on the same number of threads (and CPU kind).
+  const int threads = matmul_threads();
+  line << "trained " << h.steps.size() << " steps in " << h.seconds << " s on " << threads
+       << (threads == 1 ? " thread: " : " threads: ");
   line.precision(0);
   line << h.tokens_per_second() << " tokens/s";
   line.precision(4);

@@ -69,7 +69,7 @@ void write_loss_curve_svg(const std::string& path, const TrainingHistory& histor
 /// batches need nothing: train() asks for batch steps_taken() next.
 void resume_training(Transformer& model, const Adam& optimizer);
 
-/// One line that sums up a run: steps, seconds, tokens per second, first and last training loss,
+/// One line that sums up a run: steps, seconds, threads, tokens per second, first and last training loss,
 /// the last held-out loss.
 std::string summary(const TrainingHistory& history);
 

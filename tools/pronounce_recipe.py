@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Chapter 11's pronounce recipe: runs its one command (training, then testing on every test word),
+and writes chapters/11_train_test/recorded_pronounce_recipe.txt, the page's record of it: the
+command, the machine, the time, what the program wrote to results_pronounce.txt, and the same for
+the mean of the weights of its last five checkpoints. Nothing in that file is typed by hand.
+
+Usage:
+  tools/pronounce_recipe.py run [--exe PATH] [--work DIR]   run the recipe in DIR (default
+                                                           /tmp/pronounce-recipe), then record it
+  tools/pronounce_recipe.py record DIR [--threads N] [--exe PATH]
+                                                           record a run made by hand in DIR: the
+      recipe's command (`tools/pronounce_recipe.py command`), started in DIR under `/usr/bin/time -v`,
+      its output (and time's) in DIR/log.txt; --threads: its OMP_NUM_THREADS, for a program
+      older than the summary line that names them
+  tools/pronounce_recipe.py command                        print the recipe's command
+
+Time. "Idle minutes on 2 cores" is the process's CPU time (user + system) / 2: what the run takes on
+two otherwise idle cores when both threads are busy. The wall time depends on what else the machine
+ran, and is given beside it.
+"""
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+
+from machine import cpu_name
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RECORD = os.path.join(ROOT, "chapters", "11_train_test", "recorded_pronounce_recipe.txt")
+STEPS = 15000
+RECIPE = ["--task", "pronounce", "--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3",
+          "--set", "dropout=0.1", "--set", "label_smoothing=0.1", "--steps", str(STEPS),
+          "--eval-every", "1000", "--save", "g2p.ckpt", "--save-every", "1500"]
+# The paper's base models average the weights of their last 5 checkpoints (section 6.1): so does
+# the second half of the record, from the checkpoints the recipe saved.
+AVERAGED = ["g2p.ckpt-step%d" % s for s in range(STEPS - 4 * 1500, STEPS + 1, 1500)]
+
+
+def seconds(log, label):
+    m = re.search(r"^\s*%s \(seconds\): ([0-9.]+)$" % re.escape(label), log, re.M)
+    if not m:
+        sys.exit("log.txt has no '%s' line: run the command under /usr/bin/time -v" % label)
+    return float(m.group(1))
+
+
+def averaged_results(exe, work):
+    """results_pronounce.txt of the mean of the last five checkpoints' weights, tested in WORK/average."""
+    out = os.path.join(work, "average")
+    os.makedirs(out, exist_ok=True)
+    if not os.path.exists(os.path.join(out, "results_pronounce.txt")):
+        args = ["--task", "pronounce"] + [a for c in AVERAGED for a in ("--average", os.path.join(work, c))]
+        subprocess.run([exe] + args, cwd=out, stdout=subprocess.DEVNULL, check=True)
+    return open(os.path.join(out, "results_pronounce.txt")).read()
+
+
+def record(work, exe, threads=None):
+    log = open(os.path.join(work, "log.txt"), errors="replace").read()
+    results_path = os.path.join(work, "results_pronounce.txt")
+    if not os.path.exists(results_path):
+        sys.exit("%s: no results_pronounce.txt (the run has not finished)" % work)
+    cpu = seconds(log, "User time") + seconds(log, "System time")
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)", log).group(1)
+    results = open(results_path).read()
+    said = re.search(r" on (\d+) threads?: ", results)  # the training's summary line names them
+    threads = said.group(1) if said else threads or "not recorded"
+    header = [
+        "# the pronounce recipe, recorded on %s on %s" % (time.strftime("%Y-%m-%d", time.gmtime(
+            os.path.getmtime(results_path))), cpu_name()),
+        "./build/bin/ch11_train_test " + " ".join(RECIPE),
+        "# %d steps and the tests: %.1f CPU minutes, so %.1f minutes on two idle cores (CPU time / 2);"
+        % (STEPS, cpu / 60, cpu / 120),
+        "# wall time %s, on %s thread(s) (the machine may have been running other work)" % (wall, threads),
+        "# what it wrote to results_pronounce.txt:",
+        "",
+    ]
+    average = [
+        "",
+        "# the mean of the weights of its last five checkpoints, tested (--average):",
+        "./build/bin/ch11_train_test --task pronounce " + " ".join("--average " + c for c in AVERAGED),
+        "",
+    ]
+    with open(RECORD, "w") as f:
+        f.write("\n".join(header) + "\n" + results + "\n".join(average) + "\n" + averaged_results(exe, work))
+    print("wrote", os.path.relpath(RECORD, ROOT))
+
+
+def run(exe, work):
+    os.makedirs(work, exist_ok=True)
+    start = time.time()
+    with open(os.path.join(work, "log.txt"), "w") as log:
+        code = subprocess.run([exe] + RECIPE, cwd=work, stdout=log, stderr=subprocess.STDOUT).returncode
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time.time() - start
+        # The lines /usr/bin/time -v writes, which record() reads.
+        log.write("\tUser time (seconds): %.2f\n\tSystem time (seconds): %.2f\n"
+                  "\tElapsed (wall clock) time (h:mm:ss or m:ss): %d:%02d:%02d\n"
+                  % (usage.ru_utime, usage.ru_stime, wall // 3600, wall % 3600 // 60, wall % 60))
+    if code != 0:
+        sys.exit("the recipe failed (exit %d); see %s/log.txt" % (code, work))
+    record(work, exe)
+
+
+def main(argv):
+    options = {"--exe": os.path.join(ROOT, "build", "bin", "ch11_train_test"), "--work": "/tmp/pronounce-recipe",
+               "--threads": None}
+    args = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in ("--exe", "--work", "--threads") and i + 1 < len(argv):
+            options[argv[i]] = argv[i + 1]
+            i += 2
+        else:
+            args.append(argv[i])
+            i += 1
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(__doc__)
+        return 0
+    if args[0] == "command":
+        print("./build/bin/ch11_train_test " + " ".join(RECIPE))
+    elif args[0] == "run" and len(args) == 1:
+        run(options["--exe"], options["--work"])
+    elif args[0] == "record" and len(args) == 2:
+        record(args[1], options["--exe"], options["--threads"])
+    else:
+        sys.exit("usage: pronounce_recipe.py run | record DIR | command (see --help)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
