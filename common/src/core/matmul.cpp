@@ -86,7 +86,10 @@ void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float a
   // A big product on several threads: C is cut into `parts` slices along its longer side, and
   // each thread computes its slice as an ordinary (single-threaded) product of a slice of A
   // (rows of C) or of B (columns of C) with the whole other operand. Every entry of C is still
-  // one dot product over all of K (training gave bit-identical losses on 1 and 2 threads).
+  // one dot product over all of K. Whether OpenBLAS adds its terms in the same order for a slice as
+  // for the whole depends on its kernels: on Zen 4 (Cooperlake kernels) training gave bit-identical
+  // losses on 1 and 2 threads, on Zen 3 (Haswell kernels) not (60 steps of chapter 11's default:
+  // loss 2.2990 on 1 thread, 2.2993 on 2). Each thread count is deterministic on its own.
   const bool by_rows = M >= N;
   const std::size_t extent = by_rows ? M : N;
   const std::size_t slice = (extent + parts - 1) / parts;
