@@ -171,6 +171,14 @@ TEST_CASE("matmul kernels: the products run on the threads the environment asks 
   if (expected != nullptr) CHECK(matmul_threads() == std::atoi(expected));
 }
 
+TEST_CASE("matmul kernels: a CPU with AVX2 never runs OpenBLAS's SSE3 fallback kernels", "[matmul]") {
+  // OpenBLAS falls back to "Prescott" on a CPU model newer than itself; matmul.cpp then chooses
+  // kernels the CPU can run. Without that, chapter 11 trained three times slower on such a CPU.
+  INFO("OpenBLAS kernels: " << blas_kernels());
+  if (__builtin_cpu_supports("avx2") && std::getenv("OPENBLAS_CORETYPE") == nullptr)
+    CHECK(blas_kernels() != "Prescott");
+}
+
 TEST_CASE("matmul kernels: 2-D products at the Linear's size, every transpose combination, "
           "split by rows and by columns", "[matmul][threads][.]") {
   // [5120, 256] x [256, 1024]: the vowels preset's first FFN layer over a batch of 128 x 40

@@ -189,7 +189,7 @@ def store(rows, row):
     """Adds one measured row to `rows` and to trials.tsv, keeping the rows that trials running at
     the same time (other `run` processes) have written since this one read the file."""
     rows[row["id"]] = row
-    with open(TSV + ".lock", "w") as lock:
+    with open(TSV, "a") as lock:  # opened to append, so not emptied; flock holds off the others
         fcntl.flock(lock, fcntl.LOCK_EX)
         on_disk = load_rows()
         on_disk[row["id"]] = row

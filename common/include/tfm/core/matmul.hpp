@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "tfm/core/tensor.hpp"
 
@@ -44,6 +45,12 @@ void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, 
 /// else OPENBLAS_NUM_THREADS, else one per core, read once at start-up; 1 without OpenMP. The
 /// tests check it to know that the split path really runs.
 int matmul_threads();
+
+/// The name of the OpenBLAS kernels the products run on ("Haswell", "SkylakeX", "Zen", ...). Where
+/// OpenBLAS does not know the CPU it falls back to SSE3-only "Prescott" kernels; the library then
+/// picks the kernels the CPU can run (unless OPENBLAS_CORETYPE chooses), so a CPU with AVX2 never
+/// runs on Prescott's. A test checks it.
+std::string blas_kernels();
 
 /// `nn.Linear`'s product: x `[B, L, in]`, weight `[out, in]`, bias `[out]` or empty ->
 /// `x Wᵀ + b` `[B, L, out]`, the bias added by the product itself (no second pass).
