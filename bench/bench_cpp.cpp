@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/profile.hpp"
 #include "tfm/core/random.hpp"
@@ -164,6 +165,10 @@ JsonObject threads_json() {
   const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
   out.text("omp_wait_policy", wait_policy ? wait_policy : "(unset)");
   out.text("openblas_config", openblas_get_config());
+  out.text("openblas_kernels", tfm::blas_kernels());
+  // Set by the user, or by the library where OpenBLAS did not know the CPU (matmul.cpp).
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  out.text("openblas_coretype", coretype ? coretype : "(unset)");
   return out;
 }
 

@@ -112,7 +112,7 @@ BY_ID = {t["id"]: t for t in TRIALS}
 PREVIOUS = {"prev-d0.1-lr2e-3": "0.7514", "prev-d0.1-lr4e-3": "0.7665", "prev-d0-lr2e-3": "0.7819",
             "prev-d0-lr3e-3": "0.7824", "default": "0.7962"}
 
-COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load",
+COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load", "cpu",
            "vowels", "characters", "sentences", "book_vowels",
            "base_e", "base_1", "base_2", "base_3", "book_base_3", "source"]
 
@@ -210,7 +210,7 @@ def previous_rows(rows):
 def make_row(trial, results, cpu, wall, load, source):
     row = {"id": trial["id"], "corpus": trial["corpus"], "command": shown_command(trial),
            "steps": str(steps_of(trial)), "idle_minutes": "%.1f" % (cpu / 2 / 60),
-           "wall_minutes": "%.1f" % (wall / 60), "load": "%.1f" % load, "source": source}
+           "wall_minutes": "%.1f" % (wall / 60), "load": "%.1f" % load, "cpu": cpu_name(), "source": source}
     row.update(parse_results(results))
     return row
 
@@ -290,7 +290,9 @@ def measure_pace(opts):
     m = re.match(r"trained (\d+) steps in ([0-9.]+) s on (\d+) threads?", summary)
     if not m:
         sys.exit("results_vowels.txt does not start with the training's summary: " + summary)
-    pace = {"cpu": cpu_name(), "threads": m.group(3), "seconds_per_step": "%.4f" % (float(m.group(2)) / PACE_STEPS),
+    kernels = re.search(r"; OpenBLAS (\S+) kernels$", summary.strip())
+    pace = {"cpu": cpu_name(), "threads": m.group(3), "kernels": kernels.group(1) if kernels else "not recorded",
+            "seconds_per_step": "%.4f" % (float(m.group(2)) / PACE_STEPS),
             "other_seconds": "%.1f" % (wall - float(m.group(2)))}
     with open(PACE_TSV, "w", newline="") as f:
         w = csv.DictWriter(f, list(pace), delimiter="\t", lineterminator="\n")
@@ -320,16 +322,19 @@ CORPUS_NAMES = {"sherlock": "The Adventures of Sherlock Holmes (the default corp
 
 
 def sources(rows):
-    """Where the rows come from, in one phrase each: a run's checkpoints grouped under their run."""
+    """Where the rows come from, in one phrase each, with the CPU they ran on: a run's checkpoints
+    grouped under their run."""
+    def on(cpu):
+        return "" if cpu in ("-", "") else " on " + cpu
     checkpoints, other = {}, set()
     for r in rows:
         m = re.match(r"checkpoint at step (\d+) of (.+)$", r["source"])
         if m:
-            checkpoints.setdefault(m.group(2), []).append(int(m.group(1)))
+            checkpoints.setdefault((m.group(2), r.get("cpu", "-")), []).append(int(m.group(1)))
         else:
-            other.add(r["source"])
-    return sorted(other) + ["the checkpoints of run %s at steps %s" % (run, ", ".join(map(str, sorted(steps))))
-                            for run, steps in sorted(checkpoints.items())]
+            other.add(r["source"] + on(r.get("cpu", "-")))
+    return sorted(other) + ["the checkpoints of run %s at steps %s%s" % (run, ", ".join(map(str, sorted(steps))), on(cpu))
+                            for (run, cpu), steps in sorted(checkpoints.items())]
 
 
 def render(rows):
@@ -390,9 +395,10 @@ def render_recipe(rows):
         if pace:
             steps = steps_of(t)
             minutes = (steps * float(pace["seconds_per_step"]) + float(pace["other_seconds"])) / 60
-            out.append("#   time on an idle %s, %s threads: %s s a step (timed over %d steps), %s s to start and "
-                       "test, so %.1f minutes" % (pace["cpu"], pace["threads"], pace["seconds_per_step"],
-                                                   PACE_STEPS, pace["other_seconds"], minutes))
+            out.append("#   time on an idle %s, %s threads, OpenBLAS %s kernels: %s s a step (timed over %d steps),"
+                       % (pace["cpu"], pace["threads"], pace.get("kernels", "(not recorded)"), pace["seconds_per_step"],
+                          PACE_STEPS))
+            out.append("#   %s s to start and test, so %.1f minutes" % (pace["other_seconds"], minutes))
         else:
             out.append("#   (not measured yet)")
         out.append("")

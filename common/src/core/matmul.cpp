@@ -30,6 +30,9 @@ extern "C" void gotoblas_dynamic_init(void);  // exported by OpenBLAS built with
 extern "C" void gotoblas_dynamic_quit(void);
 
 const char* kernels_for_this_cpu() {
+  // This runs from a static initialiser, maybe before the one that fills in what
+  // __builtin_cpu_supports reads (GCC's manual asks for this call in such code).
+  __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
     return "SkylakeX";

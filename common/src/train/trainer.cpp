@@ -27,8 +27,9 @@ std::string summary(const TrainingHistory& h) {
   std::ostringstream line;
   line.setf(std::ios::fixed);
   line.precision(1);
-  // The thread count is part of the result: it changes the order of floating-point sums, so the
-  // same seed and steps give the same numbers only on the same number of threads (and CPU kind).
+  // The thread count and OpenBLAS's kernels are part of the result: they change the order of
+  // floating-point sums, so the same seed and steps give the same numbers only on the same number
+  // of threads and the same kernels (and CPU kind).
   const int threads = matmul_threads();
   line << "trained " << h.steps.size() << " steps in " << h.seconds << " s on " << threads
        << (threads == 1 ? " thread: " : " threads: ");
@@ -37,7 +38,7 @@ std::string summary(const TrainingHistory& h) {
   line.precision(4);
   if (!h.train_loss.empty()) line << "; loss " << h.train_loss.front() << " -> " << h.train_loss.back();
   if (!h.held_out_loss.empty()) line << "; held-out loss " << h.held_out_loss.back();
-  line << "\n";
+  line << "; OpenBLAS " << blas_kernels() << " kernels\n";
   return line.str();
 }
 

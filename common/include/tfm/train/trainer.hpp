@@ -70,7 +70,7 @@ void write_loss_curve_svg(const std::string& path, const TrainingHistory& histor
 void resume_training(Transformer& model, const Adam& optimizer);
 
 /// One line that sums up a run: steps, seconds, threads, tokens per second, first and last training loss,
-/// the last held-out loss.
+/// the last held-out loss, and the OpenBLAS kernels the products ran on.
 std::string summary(const TrainingHistory& history);
 
 /// Mean cross-entropy (no label smoothing, pad ignored) of `model` in evaluation mode over
