@@ -70,16 +70,14 @@ RECIPE = RECIPE_MODEL + ["--steps", str(RECIPE_STEPS)]
 RECIPE_CHECKPOINTS = range(2000, RECIPE_STEPS, 2000)
 
 # id, corpus, what it tries, extra arguments (after `--task vowels`), parent checkpoint.
-# Trials "prev-*" were measured by the session before this table existed (same commands, held-out
-# vowel accuracy only); they stay marked so until `run` measures them again.
 TRIALS = [
-    dict(id="prev-d0.1-lr2e-3", corpus="sherlock", what="the old default: dropout 0.1, peak 2e-3 after 100",
+    dict(id="d0.1-lr2e-3", corpus="sherlock", what="an earlier default: dropout 0.1, peak 2e-3 after 100",
          args=["--set", "dropout=0.1", "--set", "learning_rate=0.002", "--set", "warmup_steps=100"]),
-    dict(id="prev-d0.1-lr4e-3", corpus="sherlock", what="dropout 0.1, peak 4e-3 after 200",
+    dict(id="d0.1-lr4e-3", corpus="sherlock", what="dropout 0.1, peak 4e-3 after 200",
          args=["--set", "dropout=0.1"]),
-    dict(id="prev-d0-lr2e-3", corpus="sherlock", what="no dropout, peak 2e-3 after 100",
+    dict(id="d0-lr2e-3", corpus="sherlock", what="no dropout, peak 2e-3 after 100",
          args=["--set", "learning_rate=0.002", "--set", "warmup_steps=100"]),
-    dict(id="prev-d0-lr3e-3", corpus="sherlock", what="no dropout, peak 3e-3 after 100",
+    dict(id="d0-lr3e-3", corpus="sherlock", what="no dropout, peak 3e-3 after 100",
          args=["--set", "learning_rate=0.003", "--set", "warmup_steps=100"]),
     dict(id="default", corpus="sherlock", what="the default run: no dropout, peak 4e-3 after 200", args=[]),
 ] + [
@@ -106,11 +104,6 @@ TRIALS = [
          save_every=2000),
 ]
 BY_ID = {t["id"]: t for t in TRIALS}
-
-# What the session before recorded for the "prev-*" trials and the default (1,600 steps, seed 1,
-# 500 held-out windows): held-out vowel accuracy.
-PREVIOUS = {"prev-d0.1-lr2e-3": "0.7514", "prev-d0.1-lr4e-3": "0.7665", "prev-d0-lr2e-3": "0.7819",
-            "prev-d0-lr3e-3": "0.7824", "default": "0.7962"}
 
 COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load", "cpu",
            "vowels", "characters", "sentences", "book_vowels",
@@ -194,17 +187,6 @@ def store(rows, row):
         on_disk = load_rows()
         on_disk[row["id"]] = row
         save_rows(on_disk)
-
-
-def previous_rows(rows):
-    """The rows measured before this table existed, for trials not measured since."""
-    for tid, vowels in PREVIOUS.items():
-        if tid not in rows:
-            t = BY_ID[tid]
-            rows[tid] = dict({k: "-" for k in COLUMNS}, id=tid, corpus=t["corpus"],
-                             command=shown_command(t), steps=str(steps_of(t)), vowels=vowels,
-                             source="previous session (not re-run)")
-    return rows
 
 
 def make_row(trial, results, cpu, wall, load, source):
@@ -427,7 +409,7 @@ def main(argv):
         print(__doc__)
         return 0
     mode, ids = args[0], args[1:]
-    rows = previous_rows(load_rows())
+    rows = load_rows()
     if mode == "list":
         for t in TRIALS:
             print("%-18s %s" % (t["id"], shown_command(t)))

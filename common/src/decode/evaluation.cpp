@@ -271,7 +271,16 @@ std::vector<std::string> pronounce_words(Transformer& model, const Task& task,
   const TokenIds src = task.pronunciations->encode_words(words, model.config().max_len);
   const TokenIds out = decode(model, task, src, beam, true);
   std::vector<std::string> phonemes;
-  for (std::size_t b = 0; b < words.size(); ++b) phonemes.push_back(decoded_text(task.tgt_vocabulary, out, b));
+  for (std::size_t b = 0; b < words.size(); ++b) {
+    std::string text = decoded_text(task.tgt_vocabulary, out, b);
+    // Decoding stops after as many phonemes as the longest pronunciation trained on: a word that
+    // needs more (or a model that never ends it) would be cut off silently without this note.
+    bool ended = false;
+    for (std::size_t t = 0; t < out.shape(1); ++t) ended = ended || out(b, t) == kEosId || out(b, t) == kPadId;
+    if (!ended)
+      text += "  (cut off at " + std::to_string(out.shape(1)) + " phonemes, the most the model writes: it did not end the word)";
+    phonemes.push_back(text);
+  }
   return phonemes;
 }
 

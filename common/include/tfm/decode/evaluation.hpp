@@ -128,8 +128,9 @@ PronunciationEvaluation evaluate_pronunciations(Transformer& model, const Task& 
 std::string results_text(const PronunciationEvaluation& results);
 
 /// The pronunciations of `words` (any words, in the dictionary or not), one string of phonemes
-/// each, decoded greedily (`beam` = 1) or with beam search. Throws std::invalid_argument naming
-/// the word for a word the model cannot read (PronunciationData::encode_words).
+/// each, decoded greedily (`beam` = 1) or with beam search; one that reached the most phonemes the
+/// model writes without ending says it was cut off. Throws std::invalid_argument naming the word
+/// for a word the model cannot read (PronunciationData::encode_words).
 std::vector<std::string> pronounce_words(Transformer& model, const Task& task,
                                          const std::vector<std::string>& words, std::size_t beam);
 
