@@ -68,6 +68,8 @@ RECIPE_MODEL = ["--set", "dropout=0.1"]
 RECIPE_STEPS = 12000
 RECIPE = RECIPE_MODEL + ["--steps", str(RECIPE_STEPS)]
 RECIPE_CHECKPOINTS = range(2000, RECIPE_STEPS, 2000)
+# A third candidate: the recipe one encoder and one decoder layer deeper (the pronounce recipe's depth).
+DEEP_MODEL = RECIPE_MODEL + ["--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3"]
 
 # id, corpus, what it tries, extra arguments (after `--task vowels`), parent checkpoint.
 TRIALS = [
@@ -95,6 +97,13 @@ TRIALS = [
 ] + [
     dict(id="recipe", corpus="sherlock", what="the longer run: the default model with dropout 0.1",
          args=RECIPE, save_every=2000),
+] + [
+    dict(id="deep-%d" % s, corpus="sherlock", what="the recipe's model with 3 + 3 layers", of=("deep", s),
+         args=DEEP_MODEL + ["--steps", str(s)])
+    for s in RECIPE_CHECKPOINTS
+] + [
+    dict(id="deep", corpus="sherlock", what="a candidate after the recipe: 3 + 3 layers",
+         args=DEEP_MODEL + ["--steps", str(RECIPE_STEPS)], save_every=2000),
 ] + [
     dict(id="recipe-tm-%d" % s, corpus="time-machine", what="the recipe's model: dropout 0.1",
          of=("recipe-tm", s), args=RECIPE_MODEL + ["--steps", str(s)])
