@@ -66,10 +66,19 @@ WINDOW, BATCH = 40, 64  # characters per window; the default batch
 # The longer run the page proposes (rows "recipe", "recipe-tm" and their checkpoints).
 RECIPE_MODEL = ["--set", "dropout=0.1"]
 RECIPE_STEPS = 12000
-RECIPE = RECIPE_MODEL + ["--steps", str(RECIPE_STEPS)]
-RECIPE_CHECKPOINTS = range(2000, RECIPE_STEPS, 2000)
+CHECKPOINT_EVERY = 2000
 # A third candidate: the recipe one encoder and one decoder layer deeper (the pronounce recipe's depth).
 DEEP_MODEL = RECIPE_MODEL + ["--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3"]
+
+
+def long_run(run_id, corpus, what, checkpoint_what, model):
+    """A run of RECIPE_STEPS steps that saves a checkpoint every CHECKPOINT_EVERY steps: one row per
+    checkpoint (RUN_ID-STEP, measured from the checkpoint), then the run's own row."""
+    return [dict(id="%s-%d" % (run_id, s), corpus=corpus, what=checkpoint_what, of=(run_id, s),
+                 args=model + ["--steps", str(s)]) for s in range(CHECKPOINT_EVERY, RECIPE_STEPS, CHECKPOINT_EVERY)] + [
+        dict(id=run_id, corpus=corpus, what=what, args=model + ["--steps", str(RECIPE_STEPS)],
+             save_every=CHECKPOINT_EVERY)]
+
 
 # id, corpus, what it tries, extra arguments (after `--task vowels`), parent checkpoint.
 TRIALS = [
@@ -90,28 +99,13 @@ TRIALS = [
     # The first candidate for the longer run, stopped after step 1,600: its checkpoint rows above.
     dict(id="d256", corpus="sherlock", what="d_model 256, d_ff 1024",
          args=["--set", "d_model=256", "--set", "d_ff=1024", "--steps", "2400"], save_every=400),
-] + [
-    dict(id="recipe-%d" % s, corpus="sherlock", what="the recipe's model: dropout 0.1", of=("recipe", s),
-         args=RECIPE_MODEL + ["--steps", str(s)])
-    for s in RECIPE_CHECKPOINTS
-] + [
-    dict(id="recipe", corpus="sherlock", what="the longer run: the default model with dropout 0.1",
-         args=RECIPE, save_every=2000),
-] + [
-    dict(id="deep-%d" % s, corpus="sherlock", what="the recipe's model with 3 + 3 layers", of=("deep", s),
-         args=DEEP_MODEL + ["--steps", str(s)])
-    for s in RECIPE_CHECKPOINTS
-] + [
-    dict(id="deep", corpus="sherlock", what="a candidate after the recipe: 3 + 3 layers",
-         args=DEEP_MODEL + ["--steps", str(RECIPE_STEPS)], save_every=2000),
-] + [
-    dict(id="recipe-tm-%d" % s, corpus="time-machine", what="the recipe's model: dropout 0.1",
-         of=("recipe-tm", s), args=RECIPE_MODEL + ["--steps", str(s)])
-    for s in RECIPE_CHECKPOINTS
-] + [
-    dict(id="recipe-tm", corpus="time-machine", what="the same on The Time Machine", args=RECIPE,
-         save_every=2000),
 ]
+TRIALS += long_run("recipe", "sherlock", "the longer run: the default model with dropout 0.1",
+                   "the recipe's model: dropout 0.1", RECIPE_MODEL)
+TRIALS += long_run("deep", "sherlock", "a candidate after the recipe: 3 + 3 layers",
+                   "the recipe's model with 3 + 3 layers", DEEP_MODEL)
+TRIALS += long_run("recipe-tm", "time-machine", "the same on The Time Machine",
+                   "the recipe's model: dropout 0.1", RECIPE_MODEL)
 BY_ID = {t["id"]: t for t in TRIALS}
 
 COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load", "cpu",
