@@ -315,9 +315,9 @@ def sources(rows):
     for r in rows:
         m = re.match(r"checkpoint at step (\d+) of (.+)$", r["source"])
         if m:
-            checkpoints.setdefault((m.group(2), r.get("cpu", "-")), []).append(int(m.group(1)))
+            checkpoints.setdefault((m.group(2), r["cpu"]), []).append(int(m.group(1)))
         else:
-            other.add(r["source"] + on(r.get("cpu", "-")))
+            other.add(r["source"] + on(r["cpu"]))
     return sorted(other) + ["the checkpoints of run %s at steps %s%s" % (run, ", ".join(map(str, sorted(steps))), on(cpu))
                             for (run, cpu), steps in sorted(checkpoints.items())]
 
@@ -381,7 +381,7 @@ def render_recipe(rows):
             steps = steps_of(t)
             minutes = (steps * float(pace["seconds_per_step"]) + float(pace["other_seconds"])) / 60
             out.append("#   time on an idle %s, %s threads, OpenBLAS %s kernels: %s s a step (timed over %d steps),"
-                       % (pace["cpu"], pace["threads"], pace.get("kernels", "(not recorded)"), pace["seconds_per_step"],
+                       % (pace["cpu"], pace["threads"], pace["kernels"], pace["seconds_per_step"],
                           PACE_STEPS))
             out.append("#   %s s to start and test, so %.1f minutes" % (pace["other_seconds"], minutes))
         else:
