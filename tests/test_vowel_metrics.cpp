@@ -1,8 +1,10 @@
 // Vowel-restoration scores and the two baselines a model must beat (chapter 11), on strings
 // small enough to count by hand.
+#include <array>
 #include <catch2/catch.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tfm/data/vowel_restoration.hpp"
 #include "tfm/decode/vowel_metrics.hpp"
@@ -128,4 +130,47 @@ TEST_CASE("vowel metrics: the baselines score as expected on a tiny text", "[vow
   CHECK(neighbours.correct_vowels == 6);
   CHECK(neighbours.vowel_accuracy() > frequent.vowel_accuracy());
   CHECK(neighbours.character_accuracy() == 1.0);
+}
+
+TEST_CASE("vowel metrics: word_kinds tells seen, unseen and cut words apart", "[vowel_metrics]") {
+  const WordList training_words("the cat sat on the mat");
+  CHECK(training_words.contains("cat"));
+  CHECK_FALSE(training_words.contains("ca"));  // words, not parts of them
+  CHECK_FALSE(training_words.contains(""));
+
+  using K = WordKind;
+  // "e" ends a word that began before the window, "th" one that goes on after it.
+  CHECK(word_kinds("e cat saw th", true, true, training_words) ==
+        std::vector<K>{K::kCut, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen, K::kUnseen,
+                       K::kUnseen, K::kSeen, K::kCut, K::kCut});
+  // The same window at the start and the end of its text: nothing is cut.
+  CHECK(word_kinds("e cat saw th", false, false, training_words) ==
+        std::vector<K>{K::kUnseen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen, K::kUnseen,
+                       K::kUnseen, K::kSeen, K::kUnseen, K::kUnseen});
+  // A window that starts or ends with a space cuts no word, whatever lies beyond it.
+  CHECK(word_kinds(" cat ", true, true, training_words) ==
+        std::vector<K>{K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen});
+}
+
+TEST_CASE("vowel metrics: RestorationScore counts the vowels of each kind of word", "[vowel_metrics]") {
+  using K = WordKind;
+  RestorationScore score;
+  CHECK(score.share_of(K::kSeen) == 0.0);  // nothing grouped yet: 0, not a division by zero
+  // "the" seen and right; "dog" unseen and wrong.
+  score.add("th* d*g", "the dig", "the dog", {K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen, K::kUnseen, K::kUnseen});
+  score.add("th*", "tha", "the", {K::kSeen, K::kSeen, K::kSeen});  // seen, wrong
+  score.add("*", "a", "a");                                      // no kinds given: counted in the totals only
+  CHECK(score.vowels == 4);
+  CHECK(score.correct_vowels == 2);
+  CHECK(score.vowels_of_kind == std::array<std::size_t, kWordKinds>{2, 1, 0});
+  CHECK(score.correct_vowels_of_kind == std::array<std::size_t, kWordKinds>{1, 0, 0});
+  CHECK(score.share_of(K::kSeen) == Approx(2.0 / 3.0));
+  CHECK(score.vowel_accuracy_of(K::kSeen) == Approx(0.5));
+  CHECK(score.vowel_accuracy_of(K::kUnseen) == 0.0);
+  CHECK(score.vowel_accuracy_of(K::kCut) == 0.0);
+  // Both seen vowels right, the rest as it is: 3 of 4.
+  CHECK(score.vowel_accuracy_with_seen_words_right() == Approx(3.0 / 4.0));
+
+  CHECK_THROWS_WITH(score.add("th*", "the", "the", {K::kSeen}),
+                    Catch::Contains("1 word kinds") && Catch::Contains("3 characters"));
 }

@@ -55,10 +55,13 @@ SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std:
 
 namespace {
 
-// The counting rules of the results table, fitted on the task's training text.
-std::vector<VowelBaseline> fitted_baselines(const Task& task) {
+std::string training_text(const Task& task) {
   const VowelRestoration& data = *task.vowels;
-  const std::string train_text = data.text().substr(0, data.boundary());
+  return data.text().substr(0, data.boundary());
+}
+
+// The counting rules of the results table, fitted on the task's training text.
+std::vector<VowelBaseline> fitted_baselines(const std::string& train_text) {
   std::vector<VowelBaseline> rules = {VowelBaseline::most_frequent(train_text)};
   for (std::size_t letters = 1; letters <= 3; ++letters)
     rules.push_back(VowelBaseline::with_context(train_text, letters));
@@ -70,7 +73,9 @@ std::vector<VowelBaseline> fitted_baselines(const Task& task) {
 // by the model (both decodings) and by every rule, 64 windows at a time.
 VowelEvaluation score_windows(Transformer& model, const Task& task, const VowelRestoration& data,
                               Split split, const std::vector<std::size_t>& chosen, std::size_t beam) {
-  const std::vector<VowelBaseline> rules = fitted_baselines(task);
+  const std::string train_text = training_text(task);
+  const std::vector<VowelBaseline> rules = fitted_baselines(train_text);
+  const WordList training_words(train_text);
   VowelEvaluation result;
   result.window_length = data.options().window;
   result.model.name = "this model, letters of the input kept (default)";
@@ -87,10 +92,15 @@ VowelEvaluation score_windows(Transformer& model, const Task& task, const VowelR
     for (std::size_t b = 0; b < chunk.size(); ++b) {
       const std::string truth = data.window(split, chunk[b]);
       const std::string masked = mask_vowels(truth);
-      result.model.score.add(masked, decoded_text(task.tgt_vocabulary, kept, b), truth);
-      result.model_free.score.add(masked, decoded_text(task.tgt_vocabulary, free, b), truth);
+      // A letter just outside the window means its first (or last) word is only partly shown.
+      const std::string& text = data.text();
+      const std::size_t start = data.window_start(split, chunk[b]), end = start + truth.size();
+      const std::vector<WordKind> kinds = word_kinds(truth, start > 0 && text[start - 1] != ' ',
+                                                     end < text.size() && text[end] != ' ', training_words);
+      result.model.score.add(masked, decoded_text(task.tgt_vocabulary, kept, b), truth, kinds);
+      result.model_free.score.add(masked, decoded_text(task.tgt_vocabulary, free, b), truth, kinds);
       for (std::size_t r = 0; r < rules.size(); ++r)
-        result.baselines[r].score.add(masked, rules[r].restore(masked), truth);
+        result.baselines[r].score.add(masked, rules[r].restore(masked), truth, kinds);
     }
   }
   return result;
@@ -121,6 +131,21 @@ VowelEvaluation evaluate_vowels_on(Transformer& model, const Task& task, const V
 
 namespace {
 
+// The hidden vowels by the kind of word they lie in, restored by the model and by the widest rule.
+std::string word_kinds_text(const VowelEvaluation& r) {
+  const RestorationScore& model = r.model.score;
+  const RestorationScore& rule = r.baselines.back().score;
+  if (model.vowels_with_kinds() == 0) return "";  // scored without word kinds
+  std::string text = format("\nThe hidden vowels by the word they are in, and the share of each restored:\n"
+                            "  %-42s %6s %11s %15s\n", "", "share", "this model", "3-letter rule");
+  for (WordKind kind : {WordKind::kSeen, WordKind::kUnseen, WordKind::kCut})
+    text += format("  %-42s %6.3f %11.4f %15.4f\n", word_kind_name(kind), model.share_of(kind),
+                   model.vowel_accuracy_of(kind), rule.vowel_accuracy_of(kind));
+  return text + format("Were every vowel of the seen words right, and the rest as it is, the model would\n"
+                       "restore %.4f of the hidden vowels (the 3-letter rule %.4f).\n",
+                       model.vowel_accuracy_with_seen_words_right(), rule.vowel_accuracy_with_seen_words_right());
+}
+
 // The scores table and, in words, where the model stands against each baseline.
 std::string scores_text(const VowelEvaluation& r) {
   std::string text = format("  %-60s %10s %8s\n", "", "characters", "vowels");
@@ -140,7 +165,7 @@ std::string scores_text(const VowelEvaluation& r) {
     (better ? beaten : ahead) += "  - " + name + "\n";
   }
   return text + "\nThe model (letters kept) restores more vowels than:\n" + (beaten.empty() ? "  - none\n" : beaten) +
-         "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead);
+         "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead) + word_kinds_text(r);
 }
 
 }  // namespace
@@ -275,9 +300,7 @@ std::vector<std::string> pronounce_words(Transformer& model, const Task& task,
     std::string text = decoded_text(task.tgt_vocabulary, out, b);
     // Decoding stops after as many phonemes as the longest pronunciation trained on: a word that
     // needs more (or a model that never ends it) would be cut off silently without this note.
-    bool ended = false;
-    for (std::size_t t = 0; t < out.shape(1); ++t) ended = ended || out(b, t) == kEosId || out(b, t) == kPadId;
-    if (!ended)
+    if (!row_ended(out, b))
       text += "  (cut off at " + std::to_string(out.shape(1)) + " phonemes, the most the model writes: it did not end the word)";
     phonemes.push_back(text);
   }

@@ -147,10 +147,16 @@ std::string decoded_text(const Vocabulary& vocabulary, const TokenIds& tokens, s
   std::vector<std::int32_t> ids;
   for (std::size_t t = 0; t < tokens.shape(1); ++t) {
     const std::int32_t id = tokens(row, t);
-    if (id == kEosId || id == kPadId) break;
+    if (ends_text(id)) break;
     ids.push_back(id);
   }
   return vocabulary.decode(ids);
+}
+
+bool row_ended(const TokenIds& tokens, std::size_t row) {
+  for (std::size_t t = 0; t < tokens.shape(1); ++t)
+    if (ends_text(tokens(row, t))) return true;
+  return false;
 }
 
 // [decode]

@@ -63,8 +63,12 @@ const std::vector<std::string>& task_names();
 Task make_task(const std::string& name, const std::string& corpus = kDefaultCorpusPath,
                const std::string& dictionary = kCmudictPath);
 
-/// The text of row `row` of `tokens`, cut at the first `<eos>` or `<pad>`.
+/// Does `id` end a decoded row's text (`<eos>` or `<pad>`)?
+inline bool ends_text(std::int32_t id) { return id == kEosId || id == kPadId; }
+/// The text of row `row` of `tokens`, cut where it ends (ends_text).
 std::string decoded_text(const Vocabulary& vocabulary, const TokenIds& tokens, std::size_t row);
+/// Does row `row` of `tokens` end (ends_text) before its last column runs out?
+bool row_ended(const TokenIds& tokens, std::size_t row);
 
 /// Decodes src `[B, S]` as the task wants: greedy decoding (`beam` = 1) or beam search with
 /// `beam` beams, both with the key/value cache. For vowels the output has the input's length,
