@@ -9,6 +9,8 @@ Usage:
   tools/vowel_trials.py run ID [ID ...]           run the trials (training then testing), record them
   tools/vowel_trials.py record ID WORK_DIR        record a run of the trial's exact command made by
                                                   hand in WORK_DIR (see below), without running it
+  tools/vowel_trials.py retest ID [ID ...]        test the weights a row was measured from again with the
+                                                  current program, for columns added since (same --work)
   tools/vowel_trials.py pace                      time the recipe's steps and tests on this machine, which
                                                   must be otherwise idle (keeps recipe_pace.tsv)
   tools/vowel_trials.py render                    rewrite recorded_trials.txt and recorded_recipe.txt from trials.tsv
@@ -37,7 +39,8 @@ parent's.
 `record ID WORK_DIR`: WORK_DIR holds what the trial's command (`list` prints it; run it in
 WORK_DIR, with --save WORK_DIR/ck) wrote: results_vowels.txt, the program's output as log.txt,
 and cpu.txt, lines "unix-time cpu-ticks load" sampled every few seconds while it ran (the ticks
-are fields 14 + 15 of /proc/PID/stat, 100 per second). A run that has not finished gives its
+are fields 14 + 15 of /proc/PID/stat, 100 per second); without cpu.txt, the run's time is the
+training's own, from the summary line of results_vowels.txt. A run that has not finished gives its
 checkpoint rows only.
 """
 import csv
@@ -63,20 +66,27 @@ BOOK_NAME = "The Adventures of Tom Sawyer"
 DEFAULT_STEPS = 1600   # the task's default budget (chapter 11's default run)
 WINDOW, BATCH = 40, 64  # characters per window; the default batch
 
-# The longer run the page proposes (rows "recipe", "recipe-tm" and their checkpoints).
-RECIPE_MODEL = ["--set", "dropout=0.1"]
-RECIPE_STEPS = 12000
+# The candidates for the longer run: each trained for LONG_STEPS (or its own steps), with checkpoints.
+# The second: the default model with dropout 0.1 (rows "dropout", "dropout-tm" and their checkpoints).
+DROPOUT_MODEL = ["--set", "dropout=0.1"]
+LONG_STEPS = 12000
 CHECKPOINT_EVERY = 2000
 # A third candidate: the recipe one encoder and one decoder layer deeper (the pronounce recipe's depth).
-DEEP_MODEL = RECIPE_MODEL + ["--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3"]
+DEEP_MODEL = DROPOUT_MODEL + ["--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3"]
+# A fourth: the second with the paper's label smoothing (0.1), trained for longer.
+SMOOTH_MODEL = DROPOUT_MODEL + ["--set", "label_smoothing=0.1"]
+SMOOTH_STEPS = 20000
+# The recipe the page proposes: the fourth's model, 14,000 steps (a checkpoint of its runs).
+RECIPE_STEPS = 14000
+RECIPE_IDS = ("smooth-%d" % RECIPE_STEPS, "smooth-tm-%d" % RECIPE_STEPS)
 
 
-def long_run(run_id, corpus, what, checkpoint_what, model):
-    """A run of RECIPE_STEPS steps that saves a checkpoint every CHECKPOINT_EVERY steps: one row per
+def long_run(run_id, corpus, what, checkpoint_what, model, steps=LONG_STEPS):
+    """A run of `steps` steps that saves a checkpoint every CHECKPOINT_EVERY steps: one row per
     checkpoint (RUN_ID-STEP, measured from the checkpoint), then the run's own row."""
     return [dict(id="%s-%d" % (run_id, s), corpus=corpus, what=checkpoint_what, of=(run_id, s),
-                 args=model + ["--steps", str(s)]) for s in range(CHECKPOINT_EVERY, RECIPE_STEPS, CHECKPOINT_EVERY)] + [
-        dict(id=run_id, corpus=corpus, what=what, args=model + ["--steps", str(RECIPE_STEPS)],
+                 args=model + ["--steps", str(s)]) for s in range(CHECKPOINT_EVERY, steps, CHECKPOINT_EVERY)] + [
+        dict(id=run_id, corpus=corpus, what=what, args=model + ["--steps", str(steps)],
              save_every=CHECKPOINT_EVERY)]
 
 
@@ -100,17 +110,26 @@ TRIALS = [
     dict(id="d256", corpus="sherlock", what="d_model 256, d_ff 1024",
          args=["--set", "d_model=256", "--set", "d_ff=1024", "--steps", "2400"], save_every=400),
 ]
-TRIALS += long_run("recipe", "sherlock", "the longer run: the default model with dropout 0.1",
-                   "the recipe's model: dropout 0.1", RECIPE_MODEL)
+TRIALS += long_run("dropout", "sherlock", "the second candidate: the default model with dropout 0.1",
+                   "the default model with dropout 0.1", DROPOUT_MODEL)
 TRIALS += long_run("deep", "sherlock", "a candidate after the recipe: 3 + 3 layers",
-                   "the recipe's model with 3 + 3 layers", DEEP_MODEL)
-TRIALS += long_run("recipe-tm", "time-machine", "the same on The Time Machine",
-                   "the recipe's model: dropout 0.1", RECIPE_MODEL)
+                   "the second candidate with 3 + 3 layers", DEEP_MODEL)
+TRIALS += long_run("dropout-tm", "time-machine", "the second candidate on The Time Machine",
+                   "the default model with dropout 0.1", DROPOUT_MODEL)
+TRIALS += long_run("smooth", "sherlock", "the fourth candidate: the second with label smoothing 0.1, for longer",
+                   "the second candidate with label smoothing 0.1", SMOOTH_MODEL, SMOOTH_STEPS)
+TRIALS += long_run("smooth-tm", "time-machine", "the fourth candidate on The Time Machine",
+                   "the second candidate with label smoothing 0.1", SMOOTH_MODEL, SMOOTH_STEPS)
 BY_ID = {t["id"]: t for t in TRIALS}
 
+# The held-out vowels by the kind of word they lie in (the program's second table): the share of
+# each kind and how many of them the model restores, and its accuracy were every seen word right.
+KINDS = [("seen", "in a word of the training text, whole"), ("unseen", "in a word never seen in training, whole"),
+         ("cut", "in a word cut by the window's edge")]
+KIND_COLUMNS = [c for kind, _ in KINDS for c in (kind + "_share", kind)] + ["seen_right"]
 COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load", "cpu",
            "vowels", "characters", "sentences", "book_vowels",
-           "base_e", "base_1", "base_2", "base_3", "book_base_3", "source"]
+           "base_e", "base_1", "base_2", "base_3", "book_base_3"] + KIND_COLUMNS + ["source"]
 
 
 def command(trial, exe, time_machine, book):
@@ -159,6 +178,13 @@ def parse_results(text):
     for key, name in zip(["base_e", "base_1", "base_2", "base_3"], base):
         row[key] = s[name][1]
     row["book_base_3"] = b[base[3]][1] if b else "-"
+    for kind, label in KINDS:  # absent from results written before the program printed them
+        m = re.search(r"^  %s\s+([0-9.]+)\s+([0-9.]+)\s" % re.escape(label), held, re.M)
+        if m:
+            row[kind + "_share"], row[kind] = m.group(1), m.group(2)
+    m = re.search(r"the model would\nrestore ([0-9.]+) of the hidden vowels", held)
+    if m:
+        row["seen_right"] = m.group(1)
     return row
 
 
@@ -195,7 +221,8 @@ def store(rows, row):
 def make_row(trial, results, cpu, wall, load, source):
     row = {"id": trial["id"], "corpus": trial["corpus"], "command": shown_command(trial),
            "steps": str(steps_of(trial)), "idle_minutes": "%.1f" % (cpu / 2 / 60),
-           "wall_minutes": "%.1f" % (wall / 60), "load": "%.1f" % load, "cpu": cpu_name(), "source": source}
+           "wall_minutes": "%.1f" % (wall / 60), "load": "-" if load is None else "%.1f" % load,
+           "cpu": cpu_name(), "source": source}
     row.update(parse_results(results))
     return row
 
@@ -240,14 +267,7 @@ def record_children(parent, work, opts, rows, parent_cpu, samples=None):
         if not os.path.isdir(ckpt) or (t["id"] in rows and rows[t["id"]]["source"].startswith("checkpoint")
                                        and opts.get("keep")):
             continue
-        cwork = os.path.join(opts["work"], t["id"])
-        os.makedirs(cwork, exist_ok=True)
-        cmd = command(t, opts["exe"], opts["time_machine"], opts["book"])
-        cmd = cmd[:cmd.index("--set") if "--set" in cmd else cmd.index("--steps")] + [
-            "--load", ckpt, "--test-corpus", opts["book"] or BOOK]  # its corpus; the model is the checkpoint's
-        print("testing:", " ".join(cmd), flush=True)
-        subprocess.run(cmd, cwd=cwork, stdout=subprocess.DEVNULL, check=True)
-        results = open(os.path.join(cwork, "results_vowels.txt")).read()
+        results = test_checkpoint(t, ckpt, opts)
         if samples:
             written = os.path.getmtime(os.path.join(ckpt, "config.txt"))
             before = [r for r in samples if r[0] <= written] or samples[:1]
@@ -256,8 +276,38 @@ def record_children(parent, work, opts, rows, parent_cpu, samples=None):
         else:
             share = step / steps_of(parent)
             p = rows[parent["id"]]
-            cpu, wall, load = parent_cpu * share, float(p["wall_minutes"]) * 60 * share, float(p["load"])
+            cpu, wall = parent_cpu * share, float(p["wall_minutes"]) * 60 * share
+            load = None if p["load"] == "-" else float(p["load"])
         store(rows, make_row(t, results, cpu, wall, load, "checkpoint at step %d of %s" % (step, parent["id"])))
+
+
+def test_checkpoint(trial, ckpt, opts):
+    """What the program writes (results_vowels.txt) testing the weights saved in `ckpt` on the
+    trial's corpus."""
+    work = os.path.join(opts["work"], trial["id"] + "-test")
+    os.makedirs(work, exist_ok=True)
+    cmd = command(trial, opts["exe"], opts["time_machine"], opts["book"])
+    cmd = cmd[:cmd.index("--set") if "--set" in cmd else cmd.index("--steps")] + [
+        "--load", ckpt, "--test-corpus", opts["book"] or BOOK]  # its corpus; the model is the checkpoint's
+    print("testing:", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, check=True)
+    return open(os.path.join(work, "results_vowels.txt")).read()
+
+
+def retest(trial, opts, rows):
+    """Tests a recorded row's weights (its run's final checkpoint, or the checkpoint it was measured
+    from) again with the current program, for the columns added since; its times stay. The
+    scores it had must come out the same."""
+    parent, step = trial.get("of", (trial["id"], None))
+    ckpt = os.path.join(opts["work"], parent, "ck" if step is None else "ck-step%d" % step)
+    if trial["id"] not in rows or not os.path.isdir(ckpt):
+        sys.exit("retest %s: needs its row in trials.tsv and its weights in %s" % (trial["id"], ckpt))
+    old, new = rows[trial["id"]], parse_results(test_checkpoint(trial, ckpt, opts))
+    changed = [k for k in ("vowels", "sentences", "book_vowels") if old[k] != new[k]]
+    if changed:
+        sys.exit("retest %s: %s differ from the row (%s); not recorded" % (
+            trial["id"], ", ".join(changed), ", ".join("%s -> %s" % (old[k], new[k]) for k in changed)))
+    store(rows, dict(old, **new))
 
 
 def measure_pace(opts):
@@ -265,7 +315,7 @@ def measure_pace(opts):
     otherwise idle) and keeps them in recipe_pace.tsv, with the CPU and the thread count."""
     work = os.path.join(opts["work"], "pace")
     os.makedirs(work, exist_ok=True)
-    cmd = command(BY_ID["recipe"], opts["exe"], None, opts["book"])
+    cmd = command(BY_ID[RECIPE_IDS[0]], opts["exe"], None, opts["book"])
     cmd[cmd.index("--steps") + 1] = str(PACE_STEPS)
     print("timing:", " ".join(cmd), flush=True)
     start = time.time()
@@ -361,9 +411,10 @@ GOAL = 0.92  # the held-out vowel accuracy the longer run aims at (with 3/3 of r
 
 def render_recipe(rows):
     out = []
-    for tid in ("recipe", "recipe-tm"):
+    for tid in RECIPE_IDS:
         t = BY_ID[tid]
-        out.append("# %s" % t["what"])
+        out.append("# the recipe, on %s" % CORPUS_NAMES[t["corpus"]] if t["corpus"] == "sherlock" else
+                   "# the same command on %s, with --corpus" % CORPUS_NAMES[t["corpus"]])
         out.append(shown_command(t))
         r = rows.get(tid)
         if r:
@@ -376,6 +427,10 @@ def render_recipe(rows):
                        "sentences %s right" % (r["vowels"], "reaches" if accuracy >= GOAL else "short of",
                                                 GOAL, standing, r["sentences"]))
             out.append("#      %s on %s (3-letter rule there: %s)" % (r["book_vowels"], BOOK_NAME, r["book_base_3"]))
+            if r.get("seen_right", "-") != "-":
+                out.append("#      the held-out vowels by word: %s" % "; ".join(
+                    "%s %s of them, %s restored" % (kind, r[kind + "_share"], r[kind]) for kind, _ in KINDS))
+                out.append("#      were every vowel of the seen words right: %s" % r["seen_right"])
         pace = load_pace()
         if pace:
             steps = steps_of(t)
@@ -431,20 +486,39 @@ def main(argv):
         if len(ids) != 2 or ids[0] not in BY_ID:
             sys.exit("usage: vowel_trials.py record ID WORK_DIR")
         t, work = BY_ID[ids[0]], ids[1]
-        samples = read_samples(os.path.join(work, "cpu.txt"))
-        cpu = samples[-1][1]
-        if os.path.exists(os.path.join(work, "results_vowels.txt")):  # else: still running, or stopped
-            rows[t["id"]] = make_row(t, open(os.path.join(work, "results_vowels.txt")).read(), cpu,
-                                     samples[-1][0] - samples[0][0],
-                                     sum(r[2] for r in samples) / len(samples),
-                                     "its command run by hand, recorded by vowel_trials.py record")
-            save_rows(rows)
+        results_file = os.path.join(work, "results_vowels.txt")
+        if os.path.exists(os.path.join(work, "cpu.txt")):
+            samples = read_samples(os.path.join(work, "cpu.txt"))
+            cpu, wall, load = samples[-1][1], samples[-1][0] - samples[0][0], \
+                sum(r[2] for r in samples) / len(samples)
+            source = "its command run by hand, recorded by vowel_trials.py record"
+        elif os.path.exists(results_file):
+            # No samples: the time is the training's own, from the summary line (CPU time = its
+            # seconds times its threads, all busy); the testing's few seconds are not counted.
+            samples, load = None, None
+            m = re.match(r"trained \d+ steps in ([0-9.]+) s on (\d+) threads?", open(results_file).readline())
+            if not m:
+                sys.exit("%s does not start with the training's summary" % results_file)
+            wall = float(m.group(1))
+            cpu = wall * int(m.group(2))
+            source = "its run's files recorded by vowel_trials.py record (time: the training's own)"
+        else:
+            sys.exit("record %s: %s has neither cpu.txt nor results_vowels.txt" % (t["id"], work))
+        if os.path.exists(results_file):  # else: still running, or stopped
+            store(rows, make_row(t, open(results_file).read(), cpu, wall, load, source))
         record_children(t, work, opts, rows, cpu, samples)
+        mode = "render"
+    if mode == "retest":
+        for tid in ids:
+            if tid not in BY_ID:
+                sys.exit("unknown trial '%s' (see: vowel_trials.py list)" % tid)
+            retest(BY_ID[tid], opts, rows)
         mode = "render"
     if mode == "pace":
         measure_pace(opts)
         mode = "render"
     if mode in ("render", "check"):
+        rows = load_rows()  # as stored: a run or record running at the same time may have added rows
         want = {TXT: render(rows), RECIPE_TXT: render_recipe(rows)}
         if mode == "check":
             stale = [p for p, text in want.items() if not os.path.exists(p) or open(p).read() != text]
@@ -459,7 +533,7 @@ def main(argv):
                 f.write(text)
             print("wrote", os.path.relpath(p, ROOT))
         return 0
-    sys.exit("unknown mode '%s' (list, run, record, render, check)" % mode)
+    sys.exit("unknown mode '%s' (list, run, record, retest, pace, render, check)" % mode)
 
 
 if __name__ == "__main__":
