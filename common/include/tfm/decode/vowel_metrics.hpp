@@ -48,9 +48,11 @@ struct RestorationScore {
   std::size_t correct_characters = 0;  ///< positions where restored == truth
   std::size_t vowels = 0;              ///< positions hidden by `*` in the input
   std::size_t correct_vowels = 0;      ///< hidden positions restored correctly
-  /// The hidden vowels, and those restored correctly, by the kind of word they lie in (counted
-  /// only for windows added with their word kinds).
-  std::array<std::size_t, kWordKinds> vowels_of_kind{}, correct_vowels_of_kind{};
+  /// The hidden vowels by the kind of word they lie in, indexed by WordKind (counted only for
+  /// windows added with their word kinds).
+  std::array<std::size_t, kWordKinds> vowels_of_kind{};
+  /// Those restored correctly, by the kind of word they lie in.
+  std::array<std::size_t, kWordKinds> correct_vowels_of_kind{};
 
   /// Adds one window: the masked input, what was restored, and the truth. `masked` and `truth`
   /// must have the same length (else std::invalid_argument naming both); a `restored` that is
