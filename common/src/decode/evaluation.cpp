@@ -83,6 +83,7 @@ VowelEvaluation score_windows(Transformer& model, const Task& task, const VowelR
   for (const VowelBaseline& rule : rules) result.baselines.push_back({"baseline: " + rule.name(), {}});
 
   result.windows = chosen.size();
+  const std::string& text = data.text();
   for (std::size_t i = 0; i < chosen.size(); i += 64) {
     const std::vector<std::size_t> chunk(chosen.begin() + static_cast<std::ptrdiff_t>(i),
                                          chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
@@ -93,7 +94,6 @@ VowelEvaluation score_windows(Transformer& model, const Task& task, const VowelR
       const std::string truth = data.window(split, chunk[b]);
       const std::string masked = mask_vowels(truth);
       // A letter just outside the window means its first (or last) word is only partly shown.
-      const std::string& text = data.text();
       const std::size_t start = data.window_start(split, chunk[b]), end = start + truth.size();
       const std::vector<WordKind> kinds = word_kinds(truth, start > 0 && text[start - 1] != ' ',
                                                      end < text.size() && text[end] != ' ', training_words);
