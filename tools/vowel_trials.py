@@ -71,7 +71,7 @@ WINDOW, BATCH = 40, 64  # characters per window; the default batch
 DROPOUT_MODEL = ["--set", "dropout=0.1"]
 LONG_STEPS = 12000
 CHECKPOINT_EVERY = 2000
-# A third candidate: the recipe one encoder and one decoder layer deeper (the pronounce recipe's depth).
+# The third: the second one encoder and one decoder layer deeper (the pronounce recipe's depth).
 DEEP_MODEL = DROPOUT_MODEL + ["--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3"]
 # A fourth: the second with the paper's label smoothing (0.1), trained for longer.
 SMOOTH_MODEL = DROPOUT_MODEL + ["--set", "label_smoothing=0.1"]
@@ -112,7 +112,7 @@ TRIALS = [
 ]
 TRIALS += long_run("dropout", "sherlock", "the second candidate: the default model with dropout 0.1",
                    "the default model with dropout 0.1", DROPOUT_MODEL)
-TRIALS += long_run("deep", "sherlock", "a candidate after the recipe: 3 + 3 layers",
+TRIALS += long_run("deep", "sherlock", "the third candidate: the second with 3 + 3 layers",
                    "the second candidate with 3 + 3 layers", DEEP_MODEL)
 TRIALS += long_run("dropout-tm", "time-machine", "the second candidate on The Time Machine",
                    "the default model with dropout 0.1", DROPOUT_MODEL)
