@@ -5,7 +5,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "tfm/core/matmul.hpp"
+#include "tfm/core/machine.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
@@ -30,7 +30,7 @@ std::string summary(const TrainingHistory& h) {
   // The thread count and OpenBLAS's kernels are part of the result: they change the order of
   // floating-point sums, so the same seed and steps give the same numbers only on the same number
   // of threads and the same kernels (and CPU kind).
-  const int threads = matmul_threads();
+  const int threads = compute_threads();
   line << "trained " << h.steps.size() << " steps in " << h.seconds << " s on " << threads
        << (threads == 1 ? " thread: " : " threads: ");
   line.precision(0);
