@@ -221,6 +221,7 @@ bool is_lower(std::uint32_t cp) { return (cp >= 'a' && cp <= 'z') || (cp >= 0xDF
 
 }  // namespace
 
+// [osis to text]
 std::string osis_to_text(const std::string& osis_text) {
   const std::string_view osis = osis_text;
   TextBuilder text;
@@ -255,6 +256,7 @@ std::string osis_to_text(const std::string& osis_text) {
   }
   return text.take();
 }
+// [osis to text]
 
 std::string lowercase_chapter_opening(const std::string& text) {
   const std::string_view s = text;
