@@ -198,6 +198,7 @@ struct System {
   std::string name;
   std::vector<std::string> outputs;  // empty: it did not run
   std::string note;
+  std::string label;  // its name in the side-by-side verses
 };
 
 struct Scored {
@@ -249,7 +250,7 @@ std::string side_by_side(const Scored& part, const TranslationData& data, std::s
     const ParallelVerse& v = *part.verses[k];
     out << v.ref.osis() << "\n  source     " << data.source_text(v) << "\n";
     for (const System& s : part.systems)
-      if (!s.outputs.empty() && s.name != "copy the source") out << "  " << std::left << std::setw(11) << s.name.substr(0, 10) << s.outputs[k] << "\n";
+      if (!s.outputs.empty() && !s.label.empty()) out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
     out << "  reference  " << data.target_text(v) << "\n";
   }
   return out.str();
@@ -413,13 +414,16 @@ int main(int argc, char** argv) {
       std::vector<std::string> wbw;
       for (const std::string& text : sources) wbw.push_back(word_by_word.translate(text));
       const ApertiumRun apertium = run_apertium(sources, apertium_mode);
-      s.systems.push_back({"copy the source", sources, ""});
-      s.systems.push_back({"word by word", wbw, ""});
-      s.systems.push_back({"Apertium " + apertium_mode, apertium.outputs, apertium.problem});
+      s.systems.push_back({"copy the source", sources, "", ""});
+      s.systems.push_back({"word by word", wbw, "", "words"});
+      s.systems.push_back({"Apertium " + apertium_mode, apertium.outputs, apertium.problem, "Apertium"});
       const auto decode_start = std::chrono::steady_clock::now();
-      if (o.greedy_too || o.beam == 1) s.systems.push_back({"model, greedy", translate_texts(model, data, sources, greedy), ""});
+      if (o.greedy_too || o.beam == 1)
+        s.systems.push_back({"model, greedy", translate_texts(model, data, sources, greedy), "", "greedy"});
       const double greedy_seconds = seconds_since(decode_start);
-      if (o.beam > 1) s.systems.push_back({"model, beam " + std::to_string(o.beam), translate_texts(model, data, sources, beam), ""});
+      if (o.beam > 1)
+        s.systems.push_back({"model, beam " + std::to_string(o.beam), translate_texts(model, data, sources, beam), "",
+                             "beam " + std::to_string(o.beam)});
       std::printf("%s: %zu verses decoded in %.1f s (greedy) and %.1f s (beam)\n", s.part.c_str(), s.verses.size(),
                   greedy_seconds, seconds_since(decode_start) - greedy_seconds);
       scored.push_back(std::move(s));
