@@ -71,6 +71,7 @@ def main():
     program = os.path.join(build, "bin", "translate")
     work = os.path.join(build, "translate-recipe")
     os.makedirs(work, exist_ok=True)
+    load_before = open("/proc/loadavg").read().split()[0]
     trained_seconds, trained = run(program, RECIPE, work)
     results = open(os.path.join(work, "results_translate.txt"), encoding="utf-8").read()
     check = nltk_check(os.path.join(work, "translations_test.tsv"), results)
@@ -79,8 +80,11 @@ def main():
     averaged_seconds, _ = run(program, average_args, work)
     averaged = open(os.path.join(work, "results_translate.txt"), encoding="utf-8").read()
     averaged_check = nltk_check(os.path.join(work, "translations_test.tsv"), averaged)
+    load_after = open("/proc/loadavg").read().split()[0]
     with open(OUT, "w", encoding="utf-8") as f:
-        f.write("Recorded by experiments/translate_recipe.py on %s\nCPU: %s\n\n" % (time.strftime("%Y-%m-%d"), cpu()))
+        f.write("Recorded by experiments/translate_recipe.py on %s\nCPU: %s\n" % (time.strftime("%Y-%m-%d"), cpu()))
+        f.write("Load average (1 min) when it started: %s, when it ended: %s (above 2 on 2 cores: the machine\n"
+                "was shared, and the times are not the recipe's own)\n\n" % (load_before, load_after))
         f.write("1. translate %s\n   %.1f min in all (training and testing)\n\n" % (" ".join(RECIPE), trained_seconds / 60))
         f.write(results.split("\nTest verses side by side:")[0].rstrip() + "\n")
         f.write("BLEU of the same translations by NLTK's corpus_bleu (13a tokens):\n%s\n\n" % check)
