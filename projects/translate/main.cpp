@@ -37,7 +37,7 @@ using tfm::UsageError;
 using namespace translate;
 
 constexpr const char* kTokenizerFile = "tokenizer.txt";  // the checkpoint's extra file
-constexpr std::size_t kDefaultSteps = 400;
+constexpr std::size_t kDefaultSteps = 800;
 constexpr std::size_t kDefaultSymbols = 4000;
 constexpr std::size_t kDefaultBatchTokens = 3000;
 constexpr std::size_t kDefaultTestVerses = 400;
