@@ -200,6 +200,14 @@ NpyArray read_shaped(const fs::path& file, const std::vector<std::size_t>& shape
   return array;
 }
 
+// The problem with the extra files' names, or "": each must be a plain file name of DIR/extra/.
+std::string extra_file_problem(const CheckpointHeader& header) {
+  for (const auto& [name, text] : header.extra_files)
+    if (name.empty() || name.front() == '.' || name.find('/') != std::string::npos)
+      return "the extra file name '" + name + "' cannot be a file name";
+  return "";
+}
+
 // Throws naming the first file of `folder` that is not in `expected`.
 void require_no_other_files(const fs::path& folder, const std::set<std::string>& expected,
                             const std::string& message) {
@@ -271,7 +279,7 @@ bool process_exists(long long pid) {
 // parameters/, optimizer/)? A folder with anything else is not this program's to delete.
 bool holds_only_checkpoint_files(const fs::path& folder) {
   static const std::set<std::string> names = {"config.txt", "src_vocabulary.txt", "tgt_vocabulary.txt",
-                                              "parameters", "optimizer"};
+                                              "parameters", "optimizer", "extra"};
   std::error_code ec;
   for (auto it = fs::directory_iterator(folder, ec); it != fs::directory_iterator(); it.increment(ec)) {
     if (ec || !names.count(it->path().filename().string())) return false;
@@ -390,6 +398,7 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
   }
   if (const std::string problem = parameter_name_problem(params); !problem.empty()) throw refuse(problem);
   if (const std::string problem = vocabulary_problem(header); !problem.empty()) throw refuse(problem);
+  if (const std::string problem = extra_file_problem(header); !problem.empty()) throw refuse(problem);
   if (const std::string problem = destination_problem(target); !problem.empty()) throw refuse(problem);
   if (optimizer) {
     try {  // first_moment(i) throws std::out_of_range past the optimizer's last parameter
@@ -416,6 +425,8 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
     write_text(staging / "config.txt", config_text(header.config));
     header.src_vocabulary.save((staging / "src_vocabulary.txt").string());
     header.tgt_vocabulary.save((staging / "tgt_vocabulary.txt").string());
+    if (!header.extra_files.empty()) fs::create_directories(staging / "extra");
+    for (const auto& [name, text] : header.extra_files) write_text(staging / "extra" / name, text);
     for (const ParameterRef& p : params) save_npy(parameter_file(staging, p.name).string(), p.value, p.shape);
     if (optimizer) {
       fs::create_directories(staging / "optimizer");
@@ -462,6 +473,16 @@ CheckpointHeader read_checkpoint_header(const std::string& dir) {
                             Vocabulary::load((root / "tgt_vocabulary.txt").string())};
     if (const std::string problem = vocabulary_problem(header); !problem.empty())
       throw CheckpointError("checkpoint '" + dir + "': " + problem);
+    if (fs::is_directory(root / "extra")) {
+      for (const auto& entry : fs::directory_iterator(root / "extra")) {
+        if (!entry.is_regular_file()) throw CheckpointError("'" + entry.path().string() + "' is not a file");
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (!in) throw CheckpointError("cannot read '" + entry.path().string() + "'");
+        header.extra_files[entry.path().filename().string()] = text.str();
+      }
+    }
     return header;
   } catch (const VocabularyError& e) {
     throw CheckpointError(e.what());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "tfm/core/profile.hpp"
 #include "tfm/core/trace.hpp"
@@ -39,8 +40,16 @@ float CrossEntropy::forward(const Tensor3& logits, const TokenIds& targets) {
   counted_ = 0;
   has_forward_ = true;
   const double smoothing = smoothing_;
-  double total = 0.0;  // the sum over counted positions, before the mean
-  for (std::size_t i = 0; i < batch * len; ++i) {
+  // Rows are independent: shared out among the threads, each row's arithmetic the same as on one
+  // thread, and the row losses summed afterwards in row order, so that the loss and the gradient
+  // are the same bits on any number of threads. (With a vocabulary of thousands of subwords this
+  // loop is a large part of a step.)
+  const long rows = static_cast<long>(batch * len);
+  std::vector<double> row_loss(batch * len, 0.0);
+  std::vector<unsigned char> row_counted(batch * len, 0);
+#pragma omp parallel for if (batch * len * vocab > (1 << 16))
+  for (long row = 0; row < rows; ++row) {
+    const auto i = static_cast<std::size_t>(row);
     const float* z = logits.data() + i * vocab;
     float* p = probs_.data() + i * vocab;
     // log-sum-exp with the row maximum taken out: every exponent is <= 0, nothing overflows,
@@ -58,11 +67,17 @@ float CrossEntropy::forward(const Tensor3& logits, const TokenIds& targets) {
 
     const std::int32_t t = targets.data()[i];
     if (t == ignore_id_) continue;
-    ++counted_;
     // -Σ_j q_j log p_j = (1-ε)(-log p_t) + (ε/V) Σ_j (-log p_j), and Σ_j log p_j = Σ z - V log_norm.
     const double nll = log_norm - z[t];
     const double uniform = log_norm - sum_z / static_cast<double>(vocab);
-    total += (1.0 - smoothing) * nll + smoothing * uniform;
+    row_loss[i] = (1.0 - smoothing) * nll + smoothing * uniform;
+    row_counted[i] = 1;
+  }
+  double total = 0.0;  // the sum over counted positions, before the mean
+  for (std::size_t i = 0; i < row_loss.size(); ++i) {
+    if (!row_counted[i]) continue;
+    total += row_loss[i];
+    ++counted_;
   }
   const float loss = counted_ > 0 ? static_cast<float>(total / static_cast<double>(counted_)) : 0.0f;
   trace::step("CrossEntropy", "softmax over the vocabulary", "logits", logits,
@@ -85,6 +100,7 @@ Tensor3 CrossEntropy::backward() const {
   const float inv_n = 1.0f / static_cast<float>(counted_);
   const float off_target = smoothing_ / static_cast<float>(vocab);  // q_j for j != t
   const float on_target = 1.0f - smoothing_ + off_target;          // q_t
+#pragma omp parallel for if (rows * vocab > (1 << 16))
   for (std::size_t i = 0; i < rows; ++i) {
     const std::int32_t t = targets_.data()[i];
     if (t == ignore_id_) continue;  // ignored rows stay 0

@@ -10,6 +10,8 @@
 /// DIR/parameters/<name>.npy            float32, e.g. parameters/encoder.layers.0.self_attn.w_q.weight.npy
 /// DIR/optimizer/state.txt              steps=N        (only with an optimizer)
 /// DIR/optimizer/<name>.m.npy, .v.npy   Adam's first and second moments
+/// DIR/extra/<name>                     text files a task keeps with its model (optional), e.g.
+///                                      the translation project's tokenizer
 /// \endcode
 ///
 /// The parameter names are PyTorch `state_dict` names, so `tools/checkpoint_interop.py` moves a
@@ -37,8 +39,10 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tfm/core/parameter.hpp"
@@ -57,16 +61,26 @@ class CheckpointError : public std::runtime_error {
 
 /// What a checkpoint says about the model besides its weights.
 struct CheckpointHeader {
+  /// The header of a model with these vocabularies and (optionally) extra files.
+  CheckpointHeader(Config model_config, Vocabulary source, Vocabulary target,
+                   std::map<std::string, std::string> files = {})
+      : config(std::move(model_config)), src_vocabulary(std::move(source)),
+        tgt_vocabulary(std::move(target)), extra_files(std::move(files)) {}
+
   Config config;              ///< the model's configuration
   Vocabulary src_vocabulary;  ///< what the encoder reads
   Vocabulary tgt_vocabulary;  ///< what the decoder writes
+  /// Text files kept with the model, by file name (DIR/extra/<name>): what a task needs to turn
+  /// text into the vocabulary's symbols the way it was trained, e.g. a subword tokenizer.
+  std::map<std::string, std::string> extra_files;
 };
 
 /// Writes a checkpoint of `params` (and of `optimizer`'s state, unless null) to `dir`, atomically.
 /// `dir` may already hold a checkpoint, which is replaced; any other existing file or non-empty
 /// directory is refused (a typo must not delete a folder). Also refused, before anything is
-/// written: a vocabulary larger than the configuration's vocabulary size, and a parameter name
-/// that cannot be a file name (empty, starting with '.', containing '/') or is registered twice.
+/// written: a vocabulary larger than the configuration's vocabulary size, and a parameter or
+/// extra file name that cannot be a file name (empty, starting with '.', containing '/') or a
+/// parameter registered twice.
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer = nullptr);
 
@@ -90,7 +104,7 @@ void save_checkpoint_or_rescue(const std::string& dir, const std::string& rescue
 /// directory, or not writable. Lets a program refuse a bad `--save` before training, not after.
 void check_checkpoint_destination(const std::string& dir);
 
-/// Reads the configuration and vocabularies of the checkpoint in `dir`. An unknown, repeated or
+/// Reads the configuration, vocabularies and extra files of the checkpoint in `dir`. An unknown, repeated or
 /// malformed configuration line is a CheckpointError naming the file and the line, and so is a
 /// missing key that defines the network (sizes, layers, heads, biases, shared embedding,
 /// max_len). A missing training key (a checkpoint written before the key existed) keeps

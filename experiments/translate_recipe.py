@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""The translation project's recipe (projects/translate/README.md), run and recorded.
+
+    /usr/bin/python3 experiments/translate_recipe.py [BUILD_DIR]      # default build/
+
+Trains build/bin/translate for STEPS steps with checkpoints every SAVE_EVERY steps, tests the
+last model on every test verse and on Ruth (greedy and beam search), then tests the mean of the
+last AVERAGE checkpoints' weights, and writes experiments/recorded_translate_recipe.txt: the
+commands, the CPU, the kernels and threads (the program's summary line), each run's wall time,
+both result tables, and NLTK's corpus BLEU of every model column of translations_test.tsv beside
+the program's (they must agree to 0.01; NLTK from Debian's python3-nltk). The runs go to
+BUILD_DIR/translate-recipe/. Run it on an idle machine (or say that it was shared): the steps
+decide the result, the machine only the time.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+from make_bleu_fixtures import tokenize_13a  # noqa: E402  (sacreBLEU's 13a, written in Python)
+from nltk.translate.bleu_score import corpus_bleu  # noqa: E402
+
+STEPS, SAVE_EVERY, AVERAGE = 1600, 200, 4
+RECIPE = ["--steps", str(STEPS), "--save-every", str(SAVE_EVERY), "--save", "model", "--test-verses", "0",
+          "--eval-every", "200"]
+OUT = os.path.join(HERE, "recorded_translate_recipe.txt")
+
+
+def cpu():
+    info = open("/proc/cpuinfo").read()
+    field = lambda k: re.search(r"^%s\s*:\s*(.*)$" % k, info, re.M).group(1)
+    return "%s (family %s, model %s), %d cores" % (field("model name"), field("cpu family"), field("model"),
+                                                    os.cpu_count())
+
+
+def run(program, args, cwd):
+    start = time.time()
+    done = subprocess.run([program] + args, cwd=cwd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit("translate %s failed:\n%s" % (" ".join(args), done.stderr))
+    return time.time() - start, done.stdout
+
+
+def nltk_check(tsv, results):
+    """NLTK's BLEU of every model column of a translations_test.tsv beside the program's table."""
+    with open(tsv, encoding="utf-8") as f:
+        header = f.readline().rstrip("\n").split("\t")
+        rows = [line.rstrip("\n").split("\t") for line in f]
+    lines = []
+    refs = [[tokenize_13a(r[header.index("reference")])] for r in rows]
+    for column, name in enumerate(header):
+        if name in ("verse", "source", "reference") or not rows[0][column:]:
+            continue
+        ours = re.search(r"^%s +([0-9.]+) /" % re.escape(name), results, re.M)
+        if not ours:
+            continue
+        nltk = 100.0 * corpus_bleu(refs, [tokenize_13a(r[column]) for r in rows])
+        agree = abs(nltk - float(ours.group(1))) < 0.01
+        lines.append("  %-18s program %6s   NLTK %6.2f   %s" % (name, ours.group(1), nltk, "agree" if agree else "DISAGREE"))
+        if not agree:
+            sys.exit("BLEU of %s: the program says %s, NLTK %.4f" % (name, ours.group(1), nltk))
+    return "\n".join(lines)
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+    program = os.path.join(build, "bin", "translate")
+    work = os.path.join(build, "translate-recipe")
+    os.makedirs(work, exist_ok=True)
+    load_before = open("/proc/loadavg").read().split()[0]
+    trained_seconds, trained = run(program, RECIPE, work)
+    results = open(os.path.join(work, "results_translate.txt"), encoding="utf-8").read()
+    check = nltk_check(os.path.join(work, "translations_test.tsv"), results)
+    last = ["model-step%d" % s for s in range(STEPS - SAVE_EVERY * (AVERAGE - 1), STEPS + 1, SAVE_EVERY)]
+    average_args = sum([["--average", c] for c in last], []) + ["--test-verses", "0", "--show", "0"]
+    averaged_seconds, _ = run(program, average_args, work)
+    averaged = open(os.path.join(work, "results_translate.txt"), encoding="utf-8").read()
+    averaged_check = nltk_check(os.path.join(work, "translations_test.tsv"), averaged)
+    load_after = open("/proc/loadavg").read().split()[0]
+    with open(OUT, "w", encoding="utf-8") as f:
+        f.write("Recorded by experiments/translate_recipe.py on %s\nCPU: %s\n" % (time.strftime("%Y-%m-%d"), cpu()))
+        f.write("Load average (1 min) when it started: %s, when it ended: %s (above 2 on 2 cores: the machine\n"
+                "was shared, and the times are not the recipe's own)\n\n" % (load_before, load_after))
+        f.write("1. translate %s\n   %.1f min in all (training and testing)\n\n" % (" ".join(RECIPE), trained_seconds / 60))
+        f.write(results.split("\nTest verses side by side:")[0].rstrip() + "\n")
+        f.write("BLEU of the same translations by NLTK's corpus_bleu (13a tokens):\n%s\n\n" % check)
+        f.write("2. translate %s\n   (the mean of the weights of the last %d checkpoints) %.1f min\n\n"
+                % (" ".join(average_args), AVERAGE, averaged_seconds / 60))
+        f.write(averaged.rstrip() + "\n")
+        f.write("BLEU of the same translations by NLTK's corpus_bleu (13a tokens):\n%s\n" % averaged_check)
+        f.write("\nSide by side (run 1, the last checkpoint):\n" + results.split("\nTest verses side by side:\n")[1])
+    print("wrote", OUT)
+
+
+if __name__ == "__main__":
+    main()

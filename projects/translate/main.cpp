@@ -1,0 +1,460 @@
+// The translation project: the Transformer learns Spanish -> English (or English -> Spanish) on
+// the verses of two public-domain Bibles from Debian, and is scored with BLEU and chrF against
+// copying the source, a word-by-word translation and Apertium, on test verses and on a book it
+// never saw. Its page: projects/translate/README.md.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include <xtensor/xview.hpp>
+
+#include "tfm/core/matmul.hpp"
+#include "tfm/decode/decoding.hpp"
+#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/io/progress_bar.hpp"
+#include "tfm/model/memory_estimate.hpp"
+#include "tfm/train/checkpoint.hpp"
+#include "tfm/train/trainer.hpp"
+#include "translate/baselines.hpp"
+#include "translate/bible.hpp"
+#include "translate/translation_data.hpp"
+#include "translate/translation_metrics.hpp"
+#include "translate/translator.hpp"
+#include "translate/verse_alignment.hpp"
+
+namespace {
+
+using tfm::UsageError;
+using namespace translate;
+
+constexpr const char* kTokenizerFile = "tokenizer.txt";  // the checkpoint's extra file
+constexpr std::size_t kDefaultSteps = 800;
+constexpr std::size_t kDefaultSymbols = 4000;
+constexpr std::size_t kDefaultBatchTokens = 3000;
+constexpr std::size_t kDefaultTestVerses = 400;
+constexpr std::size_t kDefaultLongest = 120;
+
+// [model]
+// The default model: the paper's base model at half its width and layers (d_model 256, 4 heads,
+// 3 + 3 layers, d_ff 1024), its label smoothing (0.1), Adam and warm-up; one embedding table for
+// both languages (the vocabulary is shared). No dropout: a default run sees the training verses
+// about once, far from learning them by heart, and dropout only slows that.
+tfm::Config translation_model() {
+  tfm::Config c = tfm::preset("vowels");
+  c.preset = "translate";
+  c.d_model = 256;
+  c.n_heads = 4;
+  c.n_encoder_layers = c.n_decoder_layers = 3;
+  c.d_ff = 1024;
+  c.dropout = 0.0f;
+  c.label_smoothing = 0.1f;
+  c.learning_rate = 2e-3f;
+  c.warmup_steps = 300;
+  c.shared_embedding = true;
+  c.scaled_embedding_init = true;
+  c.attention_bias = true;
+  return c;
+}
+// [model]
+
+// What the data decides; a --set of them is refused.
+const std::vector<std::string>& data_keys() {
+  static const std::vector<std::string> keys = {"src_vocab_size", "tgt_vocab_size", "src_len", "tgt_len", "batch_size"};
+  return keys;
+}
+
+struct Options {
+  Direction direction = Direction::kSpanishToEnglish;
+  std::optional<std::size_t> steps, seed;
+  std::optional<double> minutes;
+  std::size_t symbols = kDefaultSymbols, batch_tokens = kDefaultBatchTokens, longest = kDefaultLongest;
+  std::size_t beam = 4, save_every = 0, eval_every = 100, test_verses = kDefaultTestVerses, show = 5;
+  float alpha = 0.6f;
+  std::string save, load, export_test_set;
+  std::vector<std::string> average, translate;
+  bool greedy_too = true;
+};
+
+tfm::CommandLine declare_options() {
+  tfm::CommandLine cli("translate",
+                       "Train the Transformer to translate Bible verses (Reina-Valera 1909 -> World English Bible),\n"
+                       "then score it with BLEU and chrF beside copying, word by word and Apertium.");
+  cli.option("--direction", "es-en|en-es", "which way to translate", "es-en")
+      .config_options("", "override one hyper-parameter (see ch01_params --help); default: the translation model")
+      .option("--steps", "N", "train for N steps (default " + std::to_string(kDefaultSteps) + ")")
+      .option("--minutes", "M", "train for at most M minutes")
+      .option("--seed", "N", "seed of the weights, the dropout masks and the batches (default: 1, or the checkpoint's)")
+      .option("--symbols", "N", "subword symbols the tokenizer learns", std::to_string(kDefaultSymbols))
+      .option("--batch-tokens", "N", "tokens per training batch, padding included", std::to_string(kDefaultBatchTokens))
+      .option("--longest", "N", "leave training verses longer than N subwords out", std::to_string(kDefaultLongest))
+      .option("--save", "DIR", "save a checkpoint (with its tokenizer) after training")
+      .option("--save-every", "N", "also save DIR-step<S> after every step S that is a multiple of N")
+      .option("--load", "DIR", "start from a checkpoint (training resumes with its optimizer)")
+      .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (2 or more)")
+      .option("--beam", "K", "beam search with K beams (1: greedy only)", "4")
+      .option("--alpha", "A", "the length penalty's alpha of beam search", "0.6")
+      .repeated("--translate", "TEXT", "translate TEXT and stop (no test)")
+      .option("--test-verses", "N", "test on N test verses spread over the test set (0: all)", std::to_string(kDefaultTestVerses))
+      .option("--show", "N", "print N test verses side by side", "5")
+      .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100")
+      .option("--export-test-set", "FILE", "write the test verses with the two simple baselines as TSV, and stop")
+      .flag("--no-greedy", "test beam search only (skip the greedy row)");
+  return cli;
+}
+
+Options read_options(const tfm::CommandLine& cli) {
+  Options o;
+  try {
+    o.direction = parse_direction(cli.value("--direction"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--direction: ") + e.what());
+  }
+  if (cli.given("--steps")) o.steps = cli.count("--steps");
+  if (cli.given("--minutes")) o.minutes = cli.positive_number("--minutes");
+  if (cli.given("--seed")) o.seed = cli.count("--seed");
+  o.symbols = cli.count("--symbols", 100, 100000);
+  o.batch_tokens = cli.count("--batch-tokens", 16, 10000000);
+  o.longest = cli.count("--longest", 8, 100000);
+  if (o.batch_tokens <= o.longest)
+    throw UsageError("--batch-tokens " + std::to_string(o.batch_tokens) + " cannot hold a verse of --longest " +
+                     std::to_string(o.longest) + " subwords (and its <bos> or <eos>)");
+  o.save = cli.value("--save");
+  o.load = cli.value("--load");
+  o.average = cli.values("--average");
+  if (cli.given("--save-every")) {
+    if (o.save.empty()) throw UsageError("--save-every needs --save DIR (the checkpoints are DIR-step<S>)");
+    o.save_every = cli.count("--save-every", 1, std::numeric_limits<std::size_t>::max());
+  }
+  if (!o.average.empty() && !o.load.empty()) throw UsageError("--load and --average both choose the weights; give one of them");
+  if ((!o.load.empty() || !o.average.empty()) && (cli.given("--preset") || cli.given("--symbols")))
+    throw UsageError(std::string(cli.given("--preset") ? "--preset chooses a new model" : "--symbols learns a new tokenizer") +
+                     ", but --load / --average use a saved one");
+  if (!o.average.empty() && (cli.given("--steps") || cli.given("--minutes")))
+    throw UsageError("--average makes a model to test, not to train on: Adam's state is not averaged");
+  if (o.average.size() == 1) throw UsageError("--average needs 2 or more checkpoints (to test one, use --load " + o.average[0] + ")");
+  o.beam = cli.count("--beam", 1, 64);
+  o.alpha = static_cast<float>(cli.number("--alpha"));
+  if (!(o.alpha >= 0.0f && o.alpha <= 10.0f)) throw UsageError("--alpha must be from 0 to 10, got '" + cli.value("--alpha") + "'");
+  o.translate = cli.values("--translate");
+  for (const std::string& text : o.translate)
+    if (text.find_first_not_of(" \t\n\r") == std::string::npos) throw UsageError("--translate: the text is empty");
+  o.test_verses = cli.count("--test-verses");
+  o.show = cli.count("--show");
+  o.eval_every = cli.count("--eval-every");
+  o.export_test_set = cli.value("--export-test-set");
+  for (const std::string& assignment : cli.values("--set"))
+    for (const std::string& key : data_keys())
+      if (assignment.rfind(key + "=", 0) == 0)
+        throw UsageError("--set " + key + ": the translation takes it from the data (see --batch-tokens, --longest)");
+  o.greedy_too = !cli.flag_set("--no-greedy") && o.beam > 1;
+  if (cli.flag_set("--no-greedy") && o.beam == 1) throw UsageError("--no-greedy needs --beam K > 1");
+  if (!o.save.empty()) tfm::check_checkpoint_destination(o.save);
+  return o;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The checkpoint whose tokenizer and configuration this run uses, if any.
+std::string saved_checkpoint(const Options& o) { return !o.load.empty() ? o.load : o.average.empty() ? "" : o.average.front(); }
+
+// The model: the translation model or --preset, then --set; or the configuration of --load / --average.
+tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const TranslationData& data,
+                         const std::optional<tfm::CheckpointHeader>& saved) {
+  tfm::Config config = tfm::config_from_command_line(cli, saved ? saved->config : translation_model());
+  if (!saved) {
+    config.src_vocab_size = config.tgt_vocab_size = data.vocabulary().size();
+    config.src_len = config.tgt_len = o.longest + 1;
+    config.batch_size = std::max<std::size_t>(1, o.batch_tokens / (o.longest + 1));
+    config.max_len = std::max(config.max_len, 2 * data.longest_tokens() + 12);
+  }
+  if (o.seed) config.seed = *o.seed;
+  config.validate();
+  tfm::require_memory(tfm::training_memory(config, config.batch_size));
+  return config;
+}
+
+// The verses of a part, or `limit` of them spread evenly over it (every k-th), so that a short
+// test still samples every book.
+std::vector<const ParallelVerse*> chosen_verses(const TranslationData& data, Part part, std::size_t limit) {
+  const auto& all = data.verses(part);
+  std::vector<const ParallelVerse*> chosen;
+  const std::size_t n = limit == 0 ? all.size() : std::min(limit, all.size());
+  for (std::size_t i = 0; i < n; ++i) chosen.push_back(&all[i * all.size() / n]);
+  return chosen;
+}
+
+struct System {
+  std::string name;
+  std::vector<std::string> outputs;  // empty: it did not run
+  std::string note;
+  std::string label;  // its name in the side-by-side verses
+};
+
+struct Scored {
+  std::string part;  // "test" or the book
+  std::vector<const ParallelVerse*> verses;
+  std::vector<System> systems;
+};
+
+std::string score_table(const std::vector<Scored>& parts, const TranslationData& data) {
+  std::ostringstream out;
+  out << std::left << std::setw(34) << "BLEU / chrF";
+  for (const Scored& p : parts) out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
+  out << "\n";
+  for (std::size_t s = 0; s < parts.front().systems.size(); ++s) {
+    out << std::setw(34) << parts.front().systems[s].name;
+    for (const Scored& p : parts) {
+      const System& system = p.systems[s];
+      if (system.outputs.empty()) {
+        out << std::setw(28) << "-";
+        continue;
+      }
+      std::vector<std::string> references;
+      for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%6.2f / %5.2f", corpus_bleu(system.outputs, references).bleu,
+                    corpus_chrf(system.outputs, references));
+      out << std::setw(28) << cell;
+    }
+    out << "\n";
+  }
+  for (const Scored& p : parts)
+    for (const System& system : p.systems) {
+      if (!system.note.empty()) out << system.name << " (" << p.part << "): " << system.note << "\n";
+      if (system.outputs.empty()) continue;
+      std::vector<std::string> references;
+      for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
+      if (system.name.rfind("model", 0) == 0)
+        out << system.name << ", " << p.part << ", sacreBLEU's line: " << corpus_bleu(system.outputs, references).to_string() << "\n";
+    }
+  return out.str();
+}
+
+std::string side_by_side(const Scored& part, const TranslationData& data, std::size_t count) {
+  std::ostringstream out;
+  const std::size_t n = std::min(count, part.verses.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    // Verses spread over the test set, not the first few of Genesis.
+    const std::size_t k = n <= 1 ? 0 : i * (part.verses.size() - 1) / (n - 1);
+    const ParallelVerse& v = *part.verses[k];
+    out << v.ref.osis() << "\n  source     " << data.source_text(v) << "\n";
+    for (const System& s : part.systems)
+      if (!s.outputs.empty() && !s.label.empty()) out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
+    out << "  reference  " << data.target_text(v) << "\n";
+  }
+  return out.str();
+}
+
+// The cross-attention of the last decoder layer, averaged over the heads, for one verse: which
+// source subwords each target subword reads.
+std::string write_cross_attention(tfm::Transformer& model, const TranslationData& data, const std::string& source,
+                                  const std::string& translation) {
+  const tfm::TokenIds src = data.encode_sources({source});
+  std::vector<std::int32_t> ids;
+  for (const std::string& piece : data.tokenizer().encode(translation))
+    ids.push_back(data.vocabulary().contains(piece) ? data.vocabulary().id(piece) : tfm::kUnkId);
+  ids.push_back(tfm::kEosId);
+  tfm::TokenIds tokens = xt::zeros<std::int32_t>({std::size_t{1}, ids.size()});
+  for (std::size_t i = 0; i < ids.size(); ++i) tokens(0, i) = ids[i];
+  const tfm::TokenIds tgt_in = tfm::shifted_right(tokens);
+  tfm::EvaluationMode eval(model);
+  model.forward(src, tgt_in);
+  const tfm::Tensor4& weights = model.decoder.layers.back().cross_attn.attention_weights();
+  tfm::Tensor2 mean = tfm::attention_head(weights, 0, 0);
+  for (std::size_t h = 1; h < weights.shape(1); ++h) mean += tfm::attention_head(weights, 0, h);
+  mean /= static_cast<float>(weights.shape(1));
+  const auto labels = [&](const tfm::TokenIds& t) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < t.shape(1); ++i) out.push_back(data.vocabulary().symbol(t(0, i)));
+    return out;
+  };
+  std::vector<std::string> outputs;  // what each row predicts
+  for (const std::int32_t id : ids) outputs.push_back(data.vocabulary().symbol(id));
+  const std::string file = "cross_attention_translate.svg";
+  tfm::write_attention_heatmap(file, "Cross-attention, last decoder layer, mean of the heads: row = the subword written",
+                               mean, outputs, labels(src), /*unit_scale=*/false);
+  return file;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tfm::run_program([&] {
+    tfm::CommandLine cli = declare_options();
+    if (!cli.parse(argc, argv)) return 0;
+    const Options o = read_options(cli);
+    const auto start = std::chrono::steady_clock::now();
+
+    // [data]
+    const ParallelReading reading = read_parallel(spanish_bible(), english_bible());
+    const AlignedVerses aligned = align_verses(reading.verses);
+    std::cout << aligned.report.summary() << "\n";
+    const std::string checkpoint = saved_checkpoint(o);
+    std::optional<tfm::CheckpointHeader> saved;
+    std::optional<TranslationData> loaded_data;
+    if (!checkpoint.empty()) {
+      saved = tfm::read_checkpoint_header(checkpoint);
+      const auto file = saved->extra_files.find(kTokenizerFile);
+      if (file == saved->extra_files.end())
+        throw tfm::CheckpointError("checkpoint '" + checkpoint + "' has no extra/" + kTokenizerFile +
+                                   ": it was not saved by this program");
+      loaded_data.emplace(split_verses(aligned.pairs), o.direction,
+                          Bpe::parse(file->second, checkpoint + "/extra/" + kTokenizerFile), o.longest);
+      tfm::require_same_vocabulary(saved->src_vocabulary, loaded_data->vocabulary(), "source");
+    } else {
+      loaded_data.emplace(split_verses(aligned.pairs), o.direction, o.symbols, o.longest);
+    }
+    const TranslationData& data = *loaded_data;
+    std::cout << data.summary() << "\n";
+    // [data]
+
+    if (!o.export_test_set.empty()) {  // for tests/fixtures/make_bleu_fixtures.py
+      std::vector<TextPair> train;
+      for (const ParallelVerse& v : data.verses(Part::kTrain)) train.emplace_back(data.source_text(v), data.target_text(v));
+      const WordByWord word_by_word = WordByWord::learn(train);
+      std::ofstream out(o.export_test_set);
+      out << "verse\tsource\treference\tcopy\tword_by_word\n";
+      for (const ParallelVerse& v : data.verses(Part::kTest))
+        out << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v) << "\t" << data.source_text(v) << "\t"
+            << word_by_word.translate(data.source_text(v)) << "\n";
+      if (!out) throw std::runtime_error("could not write '" + o.export_test_set + "'");
+      std::cout << "wrote " << o.export_test_set << "\n";
+      return 0;
+    }
+
+    const tfm::Config config = model_config(cli, o, data, saved);
+    tfm::Transformer model(config, config.seed);
+    const tfm::ParameterList params = tfm::parameters_of(model);
+    tfm::Adam optimizer(params, tfm::AdamOptions::paper());
+    if (!o.load.empty()) {
+      tfm::load_parameters(o.load, params);
+      if (tfm::has_optimizer_state(o.load)) tfm::load_optimizer_state(o.load, params, optimizer);
+      tfm::resume_training(model, optimizer);
+      std::cout << "loaded " << o.load << " (" << optimizer.steps_taken() << " steps trained)\n";
+    }
+    if (!o.average.empty()) {
+      tfm::load_averaged_parameters(o.average, params);
+      std::cout << "loaded the mean of " << o.average.size() << " checkpoints' weights\n";
+    }
+    std::printf("model '%s': d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, %zu parameters, %s\n", config.preset.c_str(),
+                config.d_model, config.n_heads, config.n_encoder_layers, config.n_decoder_layers, config.d_ff, params.count(),
+                direction_name(o.direction));
+
+    // [train]
+    tfm::TrainingOptions training = tfm::TrainingOptions::from_config(config);
+    const bool use_default = !o.steps && !o.minutes && o.load.empty() && o.average.empty() && o.translate.empty();
+    training.max_steps = use_default ? kDefaultSteps : o.steps.value_or(0);
+    training.max_seconds = 60.0 * o.minutes.value_or(0.0);
+    training.eval_every = o.eval_every;
+    training.trace_first_step = false;
+    const tfm::CheckpointHeader header{config, data.vocabulary(), data.vocabulary(),
+                                       {{kTokenizerFile, data.tokenizer().to_text()}}};
+    training.checkpoint_every = o.save_every;
+    training.checkpoint = tfm::periodic_checkpoints(o.save, header, params, optimizer);
+    std::string trained;
+    if (training.max_steps > 0 || training.max_seconds > 0) {
+      std::cout << "learning rate: " << training.schedule.describe() << "; batches of at most " << o.batch_tokens
+                << " tokens\n";
+      const std::vector<tfm::Batch> held_out = data.batches(Part::kDev, o.batch_tokens);
+      const auto batch = [&](std::size_t index) { return data.training_batch(index, o.batch_tokens, config.seed); };
+      const tfm::TrainingHistory history =
+          tfm::train(model, optimizer, batch, held_out, training, std::cout, tfm::ProgressBar::stdout_is_terminal());
+      trained = tfm::summary(history);
+      std::cout << trained;
+      tfm::write_loss_curve_svg("loss_curve_translate.svg", history, "Cross-entropy while training (translate)");
+      std::cout << "wrote loss_curve_translate.svg\n";
+    }
+    // [train]
+    if (!o.save.empty()) {
+      const std::string rescue =
+          (std::filesystem::temp_directory_path() / ("translate-rescued-" + std::to_string(::getpid()))).string();
+      tfm::save_checkpoint_or_rescue(o.save, rescue, header, params, o.average.empty() ? &optimizer : nullptr);
+      std::cout << "saved " << o.save << "\n";
+    }
+
+    const DecodingChoice beam{o.beam, o.alpha, 32}, greedy{1, 0.0f, 32};
+    // [translate]
+    if (!o.translate.empty()) {
+      for (const std::string& text : o.translate) {
+        const std::vector<std::string> unknown = data.tokenizer().unknown_characters(text);
+        if (!unknown.empty()) {
+          std::cout << "note: the tokenizer never saw";
+          for (const std::string& c : unknown) std::cout << " '" << c << "'";
+          std::cout << " in training: " << (unknown.size() == 1 ? "it becomes" : "they become") << " <unk>\n";
+        }
+        std::cout << text << "\n  ->  " << translate_texts(model, data, {text}, beam)[0] << "\n";
+      }
+      return 0;
+    }
+    // [translate]
+
+    // [test]
+    std::cout << "\nTesting: " << (o.beam > 1 ? "beam search, K = " + std::to_string(o.beam) + ", alpha = " + std::to_string(o.alpha).substr(0, 4) : std::string("greedy decoding"))
+              << (o.greedy_too ? ", and greedy decoding" : "") << "; baselines on the same verses\n";
+    std::vector<TextPair> train;
+    for (const ParallelVerse& v : data.verses(Part::kTrain)) train.emplace_back(data.source_text(v), data.target_text(v));
+    const WordByWord word_by_word = WordByWord::learn(train);
+    const std::string apertium_mode = o.direction == Direction::kSpanishToEnglish ? "spa-eng" : "eng-spa";
+    std::vector<Scored> scored;
+    for (const Part part : {Part::kTest, Part::kHeldOutBook}) {
+      Scored s{part == Part::kTest ? "test" : kHeldOutBook, chosen_verses(data, part, part == Part::kTest ? o.test_verses : 0), {}};
+      std::vector<std::string> sources;
+      for (const ParallelVerse* v : s.verses) sources.push_back(data.source_text(*v));
+      std::vector<std::string> wbw;
+      for (const std::string& text : sources) wbw.push_back(word_by_word.translate(text));
+      const ApertiumRun apertium = run_apertium(sources, apertium_mode);
+      s.systems.push_back({"copy the source", sources, "", ""});
+      s.systems.push_back({"word by word", wbw, "", "words"});
+      s.systems.push_back({"Apertium " + apertium_mode, apertium.outputs, apertium.problem, "Apertium"});
+      const auto decode_start = std::chrono::steady_clock::now();
+      if (o.greedy_too || o.beam == 1)
+        s.systems.push_back({"model, greedy", translate_texts(model, data, sources, greedy), "", "greedy"});
+      const double greedy_seconds = seconds_since(decode_start);
+      if (o.beam > 1)
+        s.systems.push_back({"model, beam " + std::to_string(o.beam), translate_texts(model, data, sources, beam), "",
+                             "beam " + std::to_string(o.beam)});
+      std::printf("%s: %zu verses decoded in %.1f s (greedy) and %.1f s (beam)\n", s.part.c_str(), s.verses.size(),
+                  greedy_seconds, seconds_since(decode_start) - greedy_seconds);
+      scored.push_back(std::move(s));
+    }
+    std::ostringstream results;
+    if (!trained.empty()) results << trained;
+    results << score_table(scored, data) << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
+    std::cout << "\n" << results.str();
+    std::ofstream("results_translate.txt") << results.str();
+    std::cout << "wrote results_translate.txt\n";
+    {  // every test translation, for a closer look (and for NLTK in experiments/translate_recipe.py)
+      std::ofstream tsv("translations_test.tsv");
+      tsv << "verse\tsource\treference";
+      for (const System& s : scored.front().systems) tsv << "\t" << s.name;
+      tsv << "\n";
+      for (std::size_t i = 0; i < scored.front().verses.size(); ++i) {
+        const ParallelVerse& v = *scored.front().verses[i];
+        tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
+        for (const System& s : scored.front().systems) tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
+        tsv << "\n";
+      }
+      std::cout << "wrote translations_test.tsv\n";
+    }
+    // [test]
+    // The heat map: the book's first verse, as the model translated it (beam search).
+    const Scored& book = scored.back();
+    if (!book.verses.empty())
+      std::cout << "wrote " << write_cross_attention(model, data, data.source_text(*book.verses.front()),
+                                                     book.systems.back().outputs.front())
+                << " (" << book.verses.front()->ref.osis() << ")\n";
+    std::printf("done in %.0f s\n", seconds_since(start));
+    return 0;
+  });
+}
