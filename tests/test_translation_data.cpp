@@ -25,7 +25,13 @@ SplitVerses verses() {
       s += (w ? " " : "") + es[static_cast<std::size_t>(w + v) % es.size()];
       e += (w ? " " : "") + en[static_cast<std::size_t>(w + v) % en.size()];
     }
-    parts[static_cast<int>(v % 10 == 0 ? Part::kTest : Part::kTrain)].push_back({{"Gen", 1, v}, s + ".", e + "."});
+    ParallelVerse verse;  // (a braced {{"Gen", 1, v}, ...} trips g++ 12's -Wmaybe-uninitialized)
+    verse.ref.book = "Gen";
+    verse.ref.chapter = 1;
+    verse.ref.verse = v;
+    verse.spanish = s + ".";
+    verse.english = e + ".";
+    parts[static_cast<int>(v % 10 == 0 ? Part::kTest : Part::kTrain)].push_back(verse);
   }
   return parts;
 }
