@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/data/copy_task.hpp"
+#include "tfm/data/copy_sequences.hpp"
 #include "tfm/data/dataset.hpp"
 #include "tfm/data/toy_translation.hpp"
 #include "tfm/data/vowel_restoration.hpp"
@@ -92,8 +92,8 @@ TEST_CASE("ToyTranslation: unknown words and sentences that do not fit are error
 
 // ------------------------------------------------------------------------------------ copy task
 
-TEST_CASE("CopyTask: shapes and the copy-with-shift convention", "[dataset][copy]") {
-  const CopyTask copy(10, 7);
+TEST_CASE("CopySequences: shapes and the copy-with-shift convention", "[dataset][copy]") {
+  const CopySequences copy(10, 7);
   CHECK(copy.vocabulary().size() == 14);
   CHECK(copy.vocabulary().id("1") == 4);
   CHECK(copy.vocabulary().id("10") == 13);
@@ -117,12 +117,12 @@ TEST_CASE("CopyTask: shapes and the copy-with-shift convention", "[dataset][copy
     }
   }
   CHECK(seen.size() == 10);  // 448 draws reach every symbol
-  CHECK_THAT(capture.lines().at(0), Contains("[CopyTask] encoder input") && Contains("[64, 7]"));
+  CHECK_THAT(capture.lines().at(0), Contains("[CopySequences] encoder input") && Contains("[64, 7]"));
   CHECK_THAT(capture.lines().at(2), Contains("tgt_out -> [64, 8]"));
 }
 
-TEST_CASE("CopyTask: the seed fixes the batch", "[dataset][copy]") {
-  const CopyTask copy;
+TEST_CASE("CopySequences: the seed fixes the batch", "[dataset][copy]") {
+  const CopySequences copy;
   Rng a(42), b(42), c(43);
   const Batch first = copy.batch(8, a), same = copy.batch(8, b), other = copy.batch(8, c);
   CHECK(rows(first.src) == rows(same.src));

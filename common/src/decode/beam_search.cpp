@@ -204,4 +204,15 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
   return result;
 }
 
+// [generate]
+TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam,
+                  const DecodeOptions& options) {
+  if (beam <= 1) return greedy_decode(model, src, options).tokens;
+  BeamOptions beams;
+  static_cast<DecodeOptions&>(beams) = options;
+  beams.beam_size = beam;
+  return beam_search(model, src, beams).best_tokens();
+}
+// [generate]
+
 }  // namespace tfm
