@@ -61,7 +61,6 @@ VowelEvaluation score_windows(Transformer& model, const VowelTask& task, const V
                               Split split, const std::vector<std::size_t>& chosen, std::size_t beam) {
   const std::string train_text = training_text(task);
   const std::vector<VowelBaseline> rules = fitted_baselines(train_text);
-  const WordList training_words(train_text);
   VowelEvaluation result;
   result.window_length = data.options().window;
   result.model.name = "this model, letters of the input kept (default)";
@@ -69,7 +68,6 @@ VowelEvaluation score_windows(Transformer& model, const VowelTask& task, const V
   for (const VowelBaseline& rule : rules) result.baselines.push_back({"baseline: " + rule.name(), {}});
 
   result.windows = chosen.size();
-  const std::string& text = data.text();
   for (std::size_t i = 0; i < chosen.size(); i += 64) {
     const std::vector<std::size_t> chunk(chosen.begin() + static_cast<std::ptrdiff_t>(i),
                                          chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
@@ -79,14 +77,10 @@ VowelEvaluation score_windows(Transformer& model, const VowelTask& task, const V
     for (std::size_t b = 0; b < chunk.size(); ++b) {
       const std::string truth = data.window(split, chunk[b]);
       const std::string masked = mask_vowels(truth);
-      // A letter just outside the window means its first (or last) word is only partly shown.
-      const std::size_t start = data.window_start(split, chunk[b]), end = start + truth.size();
-      const std::vector<WordKind> kinds = word_kinds(truth, start > 0 && text[start - 1] != ' ',
-                                                     end < text.size() && text[end] != ' ', training_words);
-      result.model.score.add(masked, generated_text(task.target_vocabulary(), kept, b), truth, kinds);
-      result.model_free.score.add(masked, generated_text(task.target_vocabulary(), free, b), truth, kinds);
+      result.model.score.add(masked, generated_text(task.target_vocabulary(), kept, b), truth);
+      result.model_free.score.add(masked, generated_text(task.target_vocabulary(), free, b), truth);
       for (std::size_t r = 0; r < rules.size(); ++r)
-        result.baselines[r].score.add(masked, rules[r].restore(masked), truth, kinds);
+        result.baselines[r].score.add(masked, rules[r].restore(masked), truth);
     }
   }
   return result;
@@ -117,21 +111,6 @@ VowelEvaluation evaluate_vowels_on(Transformer& model, const VowelTask& task, co
 
 namespace {
 
-// The hidden vowels by the kind of word they lie in, restored by the model and by the widest rule.
-std::string word_kinds_text(const VowelEvaluation& r) {
-  const RestorationScore& model = r.model.score;
-  const RestorationScore& rule = r.baselines.back().score;
-  if (model.vowels_with_kinds() == 0) return "";  // scored without word kinds
-  std::string text = format("\nThe hidden vowels by the word they are in, and the share of each restored:\n"
-                            "  %-42s %6s %11s %15s\n", "", "share", "this model", "3-letter rule");
-  for (WordKind kind : {WordKind::kSeen, WordKind::kUnseen, WordKind::kCut})
-    text += format("  %-42s %6.3f %11.4f %15.4f\n", word_kind_name(kind), model.share_of(kind),
-                   model.vowel_accuracy_of(kind), rule.vowel_accuracy_of(kind));
-  return text + format("Were every vowel of the seen words right, and the rest as it is, the model would\n"
-                       "restore %.4f of the hidden vowels (the 3-letter rule %.4f).\n",
-                       model.vowel_accuracy_with_seen_words_right(), rule.vowel_accuracy_with_seen_words_right());
-}
-
 // The scores table and, in words, where the model stands against each baseline.
 std::string scores_text(const VowelEvaluation& r) {
   std::string text = format("  %-60s %10s %8s\n", "", "characters", "vowels");
@@ -151,7 +130,7 @@ std::string scores_text(const VowelEvaluation& r) {
     (better ? beaten : ahead) += "  - " + name + "\n";
   }
   return text + "\nThe model (letters kept) restores more vowels than:\n" + (beaten.empty() ? "  - none\n" : beaten) +
-         "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead) + word_kinds_text(r);
+         "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead);
 }
 
 }  // namespace
