@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tfm/decode/evaluation.hpp"
+#include "tfm/decode/report.hpp"
 
 using namespace tfm;
 using Catch::Contains;

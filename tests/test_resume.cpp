@@ -12,6 +12,7 @@
 #include "temp_dir.hpp"
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/train/copy_task.hpp"
+#include "tfm/train/resume.hpp"
 #include "tfm/train/vowel_task.hpp"
 #include "tfm/train/trainer.hpp"
 

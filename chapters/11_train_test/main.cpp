@@ -16,6 +16,7 @@
 
 #include "tfm/decode/decoding.hpp"
 #include "tfm/decode/evaluation.hpp"
+#include "tfm/decode/report.hpp"
 #include "tfm/io/command_line.hpp"
 #include "tfm/train/copy_task.hpp"
 #include "tfm/train/training_run.hpp"

@@ -22,11 +22,7 @@ Tensor3 AddNorm::forward(const Tensor3& residual, Tensor3 sublayer_output) {
               shape_string(sublayer_output.shape()) + " differ");
   // The sub-layer's output is taken by value: moved in, dropout and the sum work in its memory.
   Tensor3 sum = dropout_.forward(std::move(sublayer_output));
-  float* s = sum.data();
-  const float* r = residual.data();
-  const std::size_t n = sum.size();
-#pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) s[i] += r[i];
+  add_into(sum, residual);
   trace::step("AddNorm", "x + dropout(sublayer(x))", "sum", sum, "batch, len, d_model");
   return traced(norm.forward(sum), "layer norm", "y", "batch, len, d_model");
 }

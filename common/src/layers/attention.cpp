@@ -39,14 +39,6 @@ Tensor4 fill_blocked(Tensor4 scores, const Mask& mask, float value) {
   return scores;
 }
 
-// scores * scale, in place, on every thread (xtensor's `scores *= scale` runs on one).
-Tensor4 scaled(Tensor4 scores, float scale) {
-  float* s = scores.data();
-  const std::size_t n = scores.size();
-#pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) s[i] *= scale;
-  return scores;
-}
 
 }  // namespace
 

@@ -10,20 +10,18 @@ namespace tfm {
 // [relu forward]
 Tensor3 ReLU::forward(Tensor3&& x) {
   const profile::Scope timed("ReLU forward");
-  // x: [B, L, d]  ->  y: [B, L, d], in x's memory
+  // x: [B, L, d]  ->  y: [B, L, d], in x's memory; backward needs where x was positive
+  // (inference keeps nothing).
   float* values = x.data();
   const std::size_t n = x.size();
-  if (!grad_enabled()) {  // inference: the output alone
-#pragma omp parallel for simd if (n > (1 << 16))
-    for (std::size_t i = 0; i < n; ++i) values[i] = values[i] > 0.0f ? values[i] : 0.0f;
-    return std::move(x);
-  }
-  positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
-  std::uint8_t* positive = positive_.data();
+  const bool keep = grad_enabled();
+  if (keep) positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
+  std::uint8_t* positive = keep ? positive_.data() : nullptr;
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) {
-    positive[i] = values[i] > 0.0f;
-    values[i] = positive[i] ? values[i] : 0.0f;
+    const bool above = values[i] > 0.0f;
+    if (keep) positive[i] = above;
+    values[i] = above ? values[i] : 0.0f;
   }
   return std::move(x);
 }

@@ -11,6 +11,9 @@
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/progress_bar.hpp"
 #include "tfm/model/memory_estimate.hpp"
+#include "tfm/train/resume.hpp"
+#include "tfm/train/saving.hpp"
+#include "tfm/train/training_report.hpp"
 #include "tfm/train/trainer.hpp"
 
 namespace tfm {
@@ -96,10 +99,8 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
       optimizer_(params_, AdamOptions::paper()),
       header_{config, task.source_vocabulary(), task.target_vocabulary()} {
   if (!options_.load.empty()) {
-    load_parameters(options_.load, params_);
-    if (has_optimizer_state(options_.load)) load_optimizer_state(options_.load, params_, optimizer_);
-    resume_training(model_, optimizer_);  // the dropout masks the saved run would draw next
-    out << "loaded " << options_.load << " (" << optimizer_.steps_taken() << " steps trained)\n";
+    const std::size_t steps = resume_from(options_.load, model_, params_, optimizer_);
+    out << "loaded " << options_.load << " (" << steps << " steps trained)\n";
   }
   if (!options_.average.empty()) {
     load_averaged_parameters(options_.average, params_);
