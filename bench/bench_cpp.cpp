@@ -4,6 +4,7 @@
 //   bench_transformer --row sgemm                     cblas_sgemm on the `vowels` model's shapes
 //   bench_transformer --row train --steps 3           training steps at the `vowels` preset
 //                                 [--profile]         ... and where their time went (also decode)
+//                                 [--keep-subnormals] ... with subnormal floats not flushed to 0
 //   bench_transformer --row forward --runs 5          forward of the `csdn` preset, evaluation mode
 //   bench_transformer --row decode --batch 64         greedy decoding of 40-character windows
 //                                   [--uncached]      ... re-running the decoder on the prefix
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "tfm/core/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/profile.hpp"
@@ -166,7 +168,8 @@ JsonObject threads_json() {
   out.text("omp_wait_policy", wait_policy ? wait_policy : "(unset)");
   out.text("openblas_config", openblas_get_config());
   out.text("openblas_kernels", tfm::blas_kernels());
-  // Set by the user, or by the library where OpenBLAS did not know the CPU (matmul.cpp).
+  out.text("subnormals", tfm::flushes_subnormals_on_this_thread() ? "flushed to zero" : "kept");
+  // Set by the user, or by the library where OpenBLAS did not know the CPU (machine.cpp).
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   out.text("openblas_coretype", coretype ? coretype : "(unset)");
   return out;
@@ -288,7 +291,8 @@ std::vector<JsonObject> profile_json(int steps) {
         .number("calls_per_step", double(e.calls) / steps);
     if (e.is_product)
       entry.number("gflops", e.product.flops() * double(e.calls) / e.seconds / 1e9)
-          .number("gflops_alone", sgemm_alone_gflops(e.product, blas_threads, 5));
+          .number("gflops_alone", sgemm_alone_gflops(e.product, blas_threads, 5))
+          .number("subnormal_inputs", e.inputs > 0 ? double(e.subnormal_inputs) / double(e.inputs) : 0.0);
     list.push_back(entry);
   }
   return list;
@@ -436,8 +440,10 @@ int main(int argc, char** argv) {
         .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
         .flag("--profile", "record where the timed steps' or runs' time went, by kind of work (train, decode)")
         .flag("--uncached", "decode by re-running the decoder on the whole prefix (decode)")
+        .flag("--keep-subnormals", "compute with subnormal floats kept, not flushed to zero (core/machine.hpp): what the flush saves")
         .option("--seed", "N", "seed of the weights and of the random ids", "0");
     if (!cli.parse(argc, argv)) return 0;
+    if (cli.flag_set("--keep-subnormals")) tfm::set_subnormals_flushed(false);
     const std::string row = cli.value("--row");
     const int runs = int(std::max(1LL, cli.integer("--runs")));
     const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));

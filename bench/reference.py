@@ -4,6 +4,7 @@
     /usr/bin/python3 bench/reference.py --row train   --config JSON --threads N [--steps 3 --warmup 1]
     /usr/bin/python3 bench/reference.py --row forward --config JSON --threads N [--runs 5]
     /usr/bin/python3 bench/reference.py --row decode  --config JSON --threads N --batch 64 [--runs 3]
+    ... [--flush-denormal]   subnormal floats flushed to zero (torch.set_flush_denormal(True))
 
 `--config` is the `config` object bench_transformer printed for the same row (the C++ presets are
 the one source of the sizes); the model is tools/reference_transformer.py, whose parameters have
@@ -185,13 +186,20 @@ def main():
     parser.add_argument("--warmup", type=int, default=1, help="untimed training steps first (train)")
     parser.add_argument("--batch", type=int, default=1, help="windows decoded together (decode)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--flush-denormal", action="store_true",
+                        help="torch.set_flush_denormal(True): subnormal floats flushed to zero, as the C++ "
+                             "library does (core/machine.cpp)")
     args = parser.parse_args()
 
+    flushed = torch.set_flush_denormal(True) if args.flush_denormal else False
+    if args.flush_denormal and not flushed:
+        sys.exit("error: torch.set_flush_denormal(True) is not supported on this CPU")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     c = json.loads(args.config)
     result = {"train": train_row, "forward": forward_row, "decode": decode_row}[args.row](c, args)
     result["threads"] = threads_json()
+    result["flush_denormal"] = flushed
     result["torch_version"] = torch.__version__
     print(json.dumps(result))
 

@@ -2,7 +2,7 @@
 // and, under ctest, also on 2 threads (tests/CMakeLists.txt runs the "[threads]" cases again with
 // OMP_NUM_THREADS=2), so that gemm()'s split of a big product across the threads (by rows of C
 // when M >= N, by columns when N > M, with pointer arithmetic that differs for a transposed
-// operand) is exercised. Every result is checked against a plain double-precision loop.
+// operand) is exercised. gemm_slices says where the slices of each shape begin and end. Every result is checked against a plain double-precision loop.
 // The cases are hidden ([.]) from the default, single-threaded run, where gemm() never splits and
 // test_matmul.cpp covers its one-call path: ctest runs them in its two_threads entry, and
 // `bin/tfm_tests "[threads]"` runs them on the threads the environment gives.
@@ -36,6 +36,7 @@
 
 #include <xtensor/xmanipulation.hpp>
 
+#include "tfm/core/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
@@ -130,10 +131,6 @@ Report check_product(const float* c, const Dense& op_a, const Dense& op_bt, doub
   return r;
 }
 
-// The number of slices gemm() cuts a big product into (at least 2, so that the boundaries of a
-// 2-thread split are checked even when the 1-thread run checks the same products).
-std::size_t parts() { return static_cast<std::size_t>(std::max(2, matmul_threads())); }
-
 const char* name(Op op) { return op == Op::kPlain ? "plain" : "transposed"; }
 
 // A matrix stored so that op(stored) is [rows, cols] (the transpose stored for kTransposed).
@@ -166,13 +163,13 @@ TEST_CASE("matmul kernels: the products run on the threads the environment asks 
   // OMP_NUM_THREADS=2): without this check a change to the start-up configuration could silently make that run
   // single-threaded, and the split path would go untested again.
   const char* expected = std::getenv("TFM_EXPECT_THREADS");
-  INFO("matmul_threads() = " << matmul_threads());
-  CHECK(matmul_threads() >= 1);
-  if (expected != nullptr) CHECK(matmul_threads() == std::atoi(expected));
+  INFO("compute_threads() = " << compute_threads());
+  CHECK(compute_threads() >= 1);
+  if (expected != nullptr) CHECK(compute_threads() == std::atoi(expected));
 }
 
 TEST_CASE("matmul kernels: a CPU with AVX2 never runs OpenBLAS's SSE3 fallback kernels", "[matmul]") {
-  // OpenBLAS falls back to "Prescott" on a CPU model newer than itself; matmul.cpp then chooses
+  // OpenBLAS falls back to "Prescott" on a CPU model newer than itself; machine.cpp then chooses
   // kernels the CPU can run. Without that, chapter 11 trained three times slower on such a CPU.
   INFO("OpenBLAS kernels: " << blas_kernels());
   if (__builtin_cpu_supports("avx2") && std::getenv("OPENBLAS_CORETYPE") == nullptr)
@@ -196,8 +193,8 @@ TEST_CASE("matmul kernels: 2-D products at the Linear's size, every transpose co
         const Tensor2 c = matmul(a, b, op_a, op_b, alpha);
         REQUIRE(c.shape() == Tensor2::shape_type{s.m, s.n});
         const Report r = check_product(c.data(), op_of_a(a, op_a), op_of_b_transposed(b, op_b), alpha,
-                                       nullptr, nullptr, chosen(s.m, parts(), 0, 24),
-                                       chosen(s.n, parts(), 0, 24));
+                                       nullptr, nullptr, chosen(s.m, gemm_slices(s.m, s.n, s.k), 0, 24),
+                                       chosen(s.n, gemm_slices(s.m, s.n, s.k), 0, 24));
         INFO(r.describe());
         CHECK(r.worst <= 1.0);
       }
@@ -219,7 +216,8 @@ TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the ge
     Tensor1 bias = Tensor1::from_shape({out});
     rng.fill_uniform(bias, -1.0f, 1.0f);
     const Dense w_rows = as_double(w.data(), out, 256, false);  // op(Wᵀ)ᵀ = W
-    const auto rows = chosen(5120, parts(), 0, 24), cols = chosen(out, parts(), 64, 24);
+    const std::size_t slices = gemm_slices(5120, out, 256);
+    const auto rows = chosen(5120, slices, 0, 24), cols = chosen(out, slices, 64, 24);
 
     const Tensor3 y = linear(x, w, bias);
     REQUIRE(y.shape() == Tensor3::shape_type{128, 40, out});
@@ -243,7 +241,8 @@ TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the ge
   REQUIRE(dx.shape() == Tensor3::shape_type{128, 40, 256});
   const Report r = check_product(dx.data(), as_double(dy.data(), 5120, 1024, false),
                                  op_of_b_transposed(w1, Op::kPlain), 1.0, nullptr, nullptr,
-                                 chosen(5120, parts(), 0, 24), chosen(256, parts(), 0, 24));
+                                 chosen(5120, gemm_slices(5120, 256, 1024), 0, 24),
+                                 chosen(256, gemm_slices(5120, 256, 1024), 0, 24));
   INFO("matmul(dy, W): " << r.describe());
   CHECK(r.worst <= 1.0);
 }
@@ -267,8 +266,8 @@ TEST_CASE("matmul kernels: matmul_accumulate, the weight gradient summed over K 
     const Tensor2 before = dw;
     matmul_accumulate(dw, a, b, t.op_a, t.op_b);
     const Report r = check_product(dw.data(), op_of_a(a2, t.op_a), op_of_b_transposed(b2, t.op_b), 1.0,
-                                   before.data(), nullptr, chosen(t.m, parts(), 0, 8),
-                                   chosen(t.n, parts(), 0, 8));
+                                   before.data(), nullptr, chosen(t.m, gemm_slices(t.m, t.n, K), 0, 8),
+                                   chosen(t.n, gemm_slices(t.m, t.n, K), 0, 8));
     INFO(r.describe());
     CHECK(r.worst <= 1.0);
   }

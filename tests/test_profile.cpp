@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -101,4 +103,26 @@ TEST_CASE("a layer marks its own work", "[profile]") {
   REQUIRE(entry != nullptr);
   CHECK(entry->calls == 1);
   CHECK_FALSE(entry->is_product);
+}
+
+TEST_CASE("a product's subnormal inputs are counted, and nothing else", "[profile]") {
+  // Stored subnormals stay subnormal (only arithmetic flushes them): three in a, one in b; a
+  // tiny normal float and a zero are not counted.
+  const ProfileOn on;
+  Tensor2 a = Tensor2::from_shape({4, 6}), b = Tensor2::from_shape({6, 2});
+  a.fill(1.0f);
+  b.fill(1.0f);
+  const float subnormal = std::ldexp(1.0f, -130);
+  a(0, 0) = a(1, 3) = a(3, 5) = subnormal;
+  a(2, 2) = std::numeric_limits<float>::min();  // the smallest normal float
+  a(2, 3) = 0.0f;
+  b(4, 1) = -subnormal;
+  (void)matmul(a, b);
+  const std::vector<profile::Entry> entries = profile::entries();
+  const profile::Entry* product = find(entries, "product nn 4x2x6");
+  REQUIRE(product != nullptr);
+  CHECK(product->inputs == a.size() + b.size());
+  CHECK(product->subnormal_inputs == 4);
+  // The counting is timed as the profile's own kind, not as the product's time.
+  CHECK(find(entries, "profile: counting subnormal inputs") != nullptr);
 }

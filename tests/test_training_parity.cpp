@@ -288,8 +288,7 @@ TEST_CASE("Training at vowels-small: one step matches PyTorch (logits, loss, eve
 
   // Tolerances. PyTorch computes in float64 from the same float32 weights, so the differences
   // are float32's rounding through embedding, 2 + 2 layers (sums of 128 and 512 terms) and the
-  // generator, measured on 1 and 2 threads (bit-identical on Zen 4; core/matmul.cpp says why not
-  // always):
+  // generator, measured on 1 and 2 threads (bit-identical: test_machine.cpp checks it):
   //  - logits: |ours - torch| <= 2e-4 (|torch| + 1e-2), allclose with rtol 2e-4 and atol 2e-6
   //    (the logits' RMS is 0.9, their largest 4.1): measured worst 5.1e-5 of that, 1.7e-6 absolute;
   //  - loss: 1e-6 relative (measured 1e-7); the total gradient norm 1e-5 (measured 3e-7);

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "tfm/core/matmul.hpp"
+#include "tfm/core/machine.hpp"
 #include "tfm/io/line_chart.hpp"
 
 namespace tfm {
@@ -14,7 +14,7 @@ std::string summary(const TrainingHistory& h) {
   // The thread count and OpenBLAS's kernels are part of the result: they change the order of
   // floating-point sums, so the same seed and steps give the same numbers only on the same number
   // of threads and the same kernels (and CPU kind).
-  const int threads = matmul_threads();
+  const int threads = compute_threads();
   line << "trained " << h.steps.size() << " steps in " << h.seconds << " s on " << threads
        << (threads == 1 ? " thread: " : " threads: ");
   line.precision(0);

@@ -4,7 +4,8 @@
 /// The layers write their products as formulas, `matmul(q, k, Op::kPlain, Op::kTransposed)` for
 /// \f$ Q K^\top \f$, and never see a pointer or a stride: those live in matmul.cpp alone, which
 /// calls OpenBLAS's `cblas_sgemm` (reading a transposed operand where it is stored, so nothing is
-/// copied), runs the products of a batch on the threads, and splits a big product across them.
+/// copied), runs the products of a batch on the threads, and splits a big product across them
+/// (on the kernels and threads that machine.hpp sets up).
 /// Every function checks the shapes and names both operands in the ShapeError.
 #pragma once
 
@@ -41,16 +42,10 @@ Tensor3 matmul(const Tensor3& x, const Tensor2& w, Op op_w = Op::kPlain);
 /// `matmul_accumulate(dW, dy, x, Op::kTransposed, Op::kPlain)`: `[out, B·L] · [B·L, in]`.
 void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, Op op_b);
 
-/// How many threads a big product is split across (gemm's `parts`): OMP_NUM_THREADS if set,
-/// else OPENBLAS_NUM_THREADS, else one per core, read once at start-up; 1 without OpenMP. The
-/// tests check it to know that the split path really runs.
-int matmul_threads();
-
-/// The name of the OpenBLAS kernels the products run on ("Haswell", "SkylakeX", "Zen", ...). Where
-/// OpenBLAS does not know the CPU it falls back to SSE3-only "Prescott" kernels; the library then
-/// picks the kernels the CPU can run (unless OPENBLAS_CORETYPE chooses), so a CPU with AVX2 never
-/// runs on Prescott's. A test checks it.
-std::string blas_kernels();
+/// How many slices of C one big product `[m, k] · [k, n]` is cut into for the threads (1: not
+/// cut): a power of two from the shape alone, never from the number of threads, so that a
+/// product gives the same bits on 1 thread as on 2. The tests use it to check every slice's edges.
+std::size_t gemm_slices(std::size_t m, std::size_t n, std::size_t k);
 
 /// `nn.Linear`'s product: x `[B, L, in]`, weight `[out, in]`, bias `[out]` or empty ->
 /// `x Wᵀ + b` `[B, L, out]`, the bias added by the product itself (no second pass).

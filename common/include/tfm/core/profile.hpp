@@ -51,10 +51,17 @@ struct Entry {
   std::size_t calls = 0;  ///< how many Scopes of this kind ended
   bool is_product = false;  ///< a matrix product (then `product` holds its shape)
   Product product;  ///< the product's shape (if is_product)
+  std::size_t inputs = 0;            ///< a product's operand values, summed over its calls
+  std::size_t subnormal_inputs = 0;  ///< how many of them were subnormal (below 2^-126, not 0)
 };
 
 /// Everything recorded since the last reset, the most time first.
 std::vector<Entry> entries();
+
+/// Counts the subnormal values among the two operands of the product that is being timed (the
+/// innermost running product Scope): with the flush on (core/machine.hpp) there are none, with it
+/// off they show where an Intel core would slow down. Does nothing when the profile is off.
+void count_inputs(const float* a, std::size_t a_size, const float* b, std::size_t b_size);
 
 /// Times its own lifetime as work of one kind, e.g. `profile::Scope timed("LayerNorm forward");`.
 class Scope {
