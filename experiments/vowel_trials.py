@@ -172,7 +172,7 @@ def scores(section):
 
 
 def parse_results(text):
-    held, _, other = text.partition("\nAnother book, ")  # the --test-corpus section
+    held, _, other = text.partition("\nAnother text, ")  # the --test-corpus section
     s, b = scores(held), scores(other)
     model = "this model, letters of the input kept (default)"
     base = [k for k in s if k.startswith("baseline: ")]

@@ -52,12 +52,12 @@ TEST_CASE("evaluation: the results text lists the baselines the model beats and 
   CHECK(text.find("(correct)") == text.rfind("(correct)"));  // only the first sentence is right
 }
 
-TEST_CASE("evaluation: the results on another book name it and say where the model stands",
+TEST_CASE("evaluation: the results on another text name it and say where the model stands",
           "[evaluation]") {
   VowelEvaluation r = evaluation(7, 90, 80);
   r.baselines = {{"baseline: most frequent vowel given 3 letters on each side", vowels_right(81)}};
   const std::string text = test_corpus_results_text(r, "Mark.Twain-Tom.Sawyer.txt");
-  CHECK_THAT(text, Contains("Another book, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, 100 hidden vowels\n"));
+  CHECK_THAT(text, Contains("Another text, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, 100 hidden vowels\n"));
   CHECK_THAT(text, Contains("0.9750   0.9000"));
   CHECK_THAT(text, Contains("restores more vowels than:\n  - most frequent vowel given 3 letters on each side\n"
                             "and as many or fewer than:\n  - none\n"));

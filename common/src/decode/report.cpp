@@ -44,7 +44,7 @@ std::string results_text(const VowelEvaluation& r) {
 // [results table]
 
 std::string test_corpus_results_text(const VowelEvaluation& r, const std::string& text_name) {
-  return format("Another book, %s: %zu windows of %zu characters, %zu hidden vowels\n"
+  return format("Another text, %s: %zu windows of %zu characters, %zu hidden vowels\n"
                 "(the model and the baselines learned from the training text only)\n",
                 text_name.c_str(), r.windows, r.window_length, r.model.score.vowels) +
          scores_text(r);
