@@ -92,7 +92,7 @@ void DecoderCache::select_rows(const std::vector<std::size_t>& rows) {
   tokens = select_batch_rows(tokens, rows, "DecoderCache");
 }
 
-// [mha step]
+// [cached attention]
 Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input, const Tensor3* new_memory,
              KeyValueCache& cache, const Mask* mask) {
   // query_input [B, 1, d_model], new_memory [B, n, d_model] or none,
@@ -130,7 +130,7 @@ Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input, co
   return traced(mha.w_o.forward(concat_heads(context)), "concat heads, output projection",
                 "output", "batch, len_q, d_model");
 }
-// [mha step]
+// [cached attention]
 
 // [decoder layer step]
 Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
@@ -164,7 +164,7 @@ Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor
 }
 // [decoder layer step]
 
-// [decoder step]
+// [cached decoder]
 Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position, const Tensor3& memory,
              const Mask* cross_mask, DecoderCache& cache) {
   // last [B, 1], memory [B, S, d], cross_mask [B, 1, S] -> hidden [B, 1, d]
@@ -202,7 +202,7 @@ Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t posit
   }
   return x;
 }
-// [decoder step]
+// [cached decoder]
 
 // [transformer step]
 Tensor3 encode(Transformer& model, const TokenIds& src) {
