@@ -574,7 +574,7 @@ def main(argv):
             if stale:
                 print("out of date (run experiments/vowel_trials.py render): " + ", ".join(stale))
                 return 1
-            print("recorded_trials.txt and recorded_recipe.txt match trials.tsv")
+            print("the recorded_*.txt files match trials.tsv")
             return 0
         save_rows(rows)
         for p, text in want.items():
