@@ -33,7 +33,7 @@ endfunction()
 
 # add_book_run(<dir> <name> ARGS <arg>...) makes the book run chapter <dir> once more, with ARGS,
 # after its own run, and keep what it printed as ch<dir>_<name>.txt in the book's output directory
-# (chapter 11's second task: add_book_run(11_train_test pronounce ARGS --task pronounce)). The
+# (e.g. add_book_run(11_train_test beam ARGS --task vowels --beam 4)). The
 # cache variable TFM_BOOK_ARGS_<dir>_<name> replaces ARGS for one build directory.
 function(add_book_run dir name)
   cmake_parse_arguments(RUN "" "" "ARGS" ${ARGN})

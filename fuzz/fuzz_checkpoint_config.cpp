@@ -7,6 +7,7 @@
 
 #include "tfm/model/memory_estimate.hpp"
 #include "tfm/train/checkpoint.hpp"
+#include "tfm/train/checkpoint_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -1,4 +1,4 @@
-// libFuzzer target: Festival letter-to-sound rules (tfm::LetterToSound::parse, what from_file runs
+// libFuzzer target: Festival letter-to-sound rules (pronounce::LetterToSound::parse, what from_file runs
 // on cmu_lts_rules.scm), then a few words pronounced with them. Any input must give rules or a
 // std::invalid_argument naming the problem; pronouncing may only throw for a letter without a tree.
 #include <cstddef>
@@ -6,12 +6,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "tfm/decode/letter_to_sound.hpp"
+#include "pronounce/letter_to_sound.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    const tfm::LetterToSound rules = tfm::LetterToSound::parse(text, "rules.scm");
+    const pronounce::LetterToSound rules = pronounce::LetterToSound::parse(text, "rules.scm");
     for (const char* word : {"a", "ab", "box", "pronunciation"}) {
       try {
         rules.pronounce(word);

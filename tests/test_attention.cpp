@@ -37,7 +37,7 @@ TEST_CASE("attention: forward and backward match PyTorch", "[attention][parity]"
       const Tensor4& ours;
     };
     for (const Row& row : {Row{"context", context}, Row{"weights", attention.weights()},
-                           Row{"dq", grads.q}, Row{"dk", grads.k}, Row{"dv", grads.v}}) {
+                           Row{"dq", grads.query}, Row{"dk", grads.key}, Row{"dv", grads.value}}) {
       const double err =
           testing::max_relative_error(row.ours, testing::load_fixture<4>(prefix + row.tensor));
       INFO(name << " " << row.tensor << ": max relative error " << err);
@@ -75,7 +75,7 @@ TEST_CASE("attention: masks give exact zeros, a fully masked row gives uniform w
   Rng rng(8);
   const auto grads = attention.backward(random_normal<4>({2, 2, 3, 6}, rng));
   for (std::size_t h = 0; h < 2; ++h)
-    for (std::size_t d = 0; d < 5; ++d) CHECK(grads.q(1, h, 2, d) == 0.0f);
+    for (std::size_t d = 0; d < 5; ++d) CHECK(grads.query(1, h, 2, d) == 0.0f);
 }
 
 TEST_CASE("attention: the trace reports every step with its shape", "[attention][trace]") {
@@ -160,9 +160,9 @@ TEST_CASE("attention: gradients agree with finite differences", "[attention][gra
     // softmax without its row sum) scores O(0.1-1) or more, far above 1e-2.
     const double tol = 1e-2;
     for (auto [name, values, analytic, n] :
-         {std::tuple{"dq", q.data(), grads.q.data(), q.size()},
-          std::tuple{"dk", k.data(), grads.k.data(), k.size()},
-          std::tuple{"dv", v.data(), grads.v.data(), v.size()}}) {
+         {std::tuple{"dq", q.data(), grads.query.data(), q.size()},
+          std::tuple{"dk", k.data(), grads.key.data(), k.size()},
+          std::tuple{"dv", v.data(), grads.value.data(), v.size()}}) {
       const auto rep = testing::check_gradient(values, analytic, n, loss, 1e-2f, 1e-3);
       INFO((m ? "masked " : "unmasked ") << rep.describe(name));
       CHECK(rep.worst < tol);

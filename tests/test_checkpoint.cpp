@@ -26,6 +26,8 @@
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/checkpoint.hpp"
+#include "tfm/train/checkpoint_config.hpp"
+#include "tfm/train/saving.hpp"
 #include "tfm/train/cross_entropy.hpp"
 
 using namespace tfm;
@@ -441,6 +443,45 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   check_checkpoint_error(action, says);
   CHECK(values_of(params) == before);  // nothing copied
   CHECK(snapshot(dir) == damaged);     // nothing written
+}
+
+TEST_CASE("Checkpoint: named extra files are saved and loaded with the model, byte for byte",
+          "[checkpoint]") {
+  testing::TempDir tmp("checkpoint", "files");
+  Transformer model(tiny_config(), 3);
+  const ParameterList params = parameters_of(model);
+  CheckpointHeader header = tiny_header();
+  const std::string binary("a\0b\xff\n", 5);  // any bytes: a zero byte, a high byte, a newline
+  header.files = {{"tokenizer.model", binary}, {"notes.txt", "trained on the test corpus\n"}};
+  const std::string dir = tmp.file("ckpt");
+  save_checkpoint(dir, header, params);
+  CHECK(read_checkpoint_header(dir).files == header.files);
+  load_parameters(dir, params);  // files/ is no parameter: the weights load as before
+
+  // A checkpoint without files/ (every one saved before they existed) has none.
+  save_checkpoint(tmp.file("plain"), tiny_header(), params);
+  CHECK_FALSE(fs::exists(fs::path(tmp.file("plain")) / "files"));
+  CHECK(read_checkpoint_header(tmp.file("plain")).files.empty());
+
+  // A name that is not a plain file name is refused before anything is written.
+  for (const std::string& name : std::vector<std::string>{"", ".hidden", "a/b", std::string("a\0b", 3)}) {
+    CheckpointHeader bad = tiny_header();
+    bad.files = {{name, "x"}};
+    check_checkpoint_error([&] { save_checkpoint(tmp.file("bad"), bad, params); },
+                           {"cannot be a file name", "(nothing was written)"});
+    CHECK_FALSE(fs::exists(tmp.file("bad")));
+  }
+  // What is not a plain file in files/ is refused when read, naming it.
+  fs::create_directories(fs::path(dir) / "files" / "folder");
+  check_checkpoint_error([&] { read_checkpoint_header(dir); }, {"folder", "is not an extra file"});
+  fs::remove(fs::path(dir) / "files" / "folder");
+
+  // Checkpoints with other extra files are not snapshots of one run: not averaged.
+  CheckpointHeader other = header;
+  other.files["notes.txt"] = "another run\n";
+  save_checkpoint(tmp.file("other"), other, params);
+  check_checkpoint_error([&] { load_averaged_parameters({dir, tmp.file("other")}, params); },
+                         {"their extra files differ"});
 }
 
 TEST_CASE("Checkpoint: a checkpoint older than a training key loads with Config's default", "[checkpoint]") {

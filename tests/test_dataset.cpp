@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/data/copy_task.hpp"
+#include "tfm/data/copy_sequences.hpp"
 #include "tfm/data/dataset.hpp"
 #include "tfm/data/toy_translation.hpp"
 #include "tfm/data/vowel_restoration.hpp"
@@ -92,8 +92,8 @@ TEST_CASE("ToyTranslation: unknown words and sentences that do not fit are error
 
 // ------------------------------------------------------------------------------------ copy task
 
-TEST_CASE("CopyTask: shapes and the copy-with-shift convention", "[dataset][copy]") {
-  const CopyTask copy(10, 7);
+TEST_CASE("CopySequences: shapes and the copy-with-shift convention", "[dataset][copy]") {
+  const CopySequences copy(10, 7);
   CHECK(copy.vocabulary().size() == 14);
   CHECK(copy.vocabulary().id("1") == 4);
   CHECK(copy.vocabulary().id("10") == 13);
@@ -117,12 +117,12 @@ TEST_CASE("CopyTask: shapes and the copy-with-shift convention", "[dataset][copy
     }
   }
   CHECK(seen.size() == 10);  // 448 draws reach every symbol
-  CHECK_THAT(capture.lines().at(0), Contains("[CopyTask] encoder input") && Contains("[64, 7]"));
+  CHECK_THAT(capture.lines().at(0), Contains("[CopySequences] encoder input") && Contains("[64, 7]"));
   CHECK_THAT(capture.lines().at(2), Contains("tgt_out -> [64, 8]"));
 }
 
-TEST_CASE("CopyTask: the seed fixes the batch", "[dataset][copy]") {
-  const CopyTask copy;
+TEST_CASE("CopySequences: the seed fixes the batch", "[dataset][copy]") {
+  const CopySequences copy;
   Rng a(42), b(42), c(43);
   const Batch first = copy.batch(8, a), same = copy.batch(8, b), other = copy.batch(8, c);
   CHECK(rows(first.src) == rows(same.src));
@@ -375,20 +375,20 @@ TEST_CASE("Vowels: shuffled training batches and in-order evaluation batches",
   }
 }
 
-TEST_CASE("Vowels: a whole book as one part, tested on windows spread over all of it", "[dataset][vowels]") {
+TEST_CASE("Vowels: a whole text as one part, tested on windows spread over all of it", "[dataset][vowels]") {
   // Chapter 11's --test-corpus: held_out_fraction 0 keeps the whole text in the training part,
   // and spread_windows picks windows that do not overlap, from the start to the end.
   const std::string raw = "the quick brown fox jumps over the lazy dog\n";  // 43 characters
   VowelOptions options;
   options.window = 8;
   options.held_out_fraction = 0.0;
-  const VowelRestoration book(raw, options, "book");
-  REQUIRE(book.num_windows(Split::kTrain) == 36);
-  CHECK(book.num_windows(Split::kHeldOut) == 0);
-  CHECK(spread_windows(book, Split::kTrain, 3) == std::vector<std::size_t>{0, 12, 24});
-  CHECK(spread_windows(book, Split::kTrain, 100) == std::vector<std::size_t>{0, 8, 16, 24, 32});  // no overlap
-  CHECK(spread_windows(book, Split::kHeldOut, 3).empty());
-  CHECK(held_out_windows(book, 3).empty());
+  const VowelRestoration text(raw, options, "other text");
+  REQUIRE(text.num_windows(Split::kTrain) == 36);
+  CHECK(text.num_windows(Split::kHeldOut) == 0);
+  CHECK(spread_windows(text, Split::kTrain, 3) == std::vector<std::size_t>{0, 12, 24});
+  CHECK(spread_windows(text, Split::kTrain, 100) == std::vector<std::size_t>{0, 8, 16, 24, 32});  // no overlap
+  CHECK(spread_windows(text, Split::kHeldOut, 3).empty());
+  CHECK(held_out_windows(text, 3).empty());
 }
 
 TEST_CASE("Vowels: a line a person typed for --restore is checked as user input", "[dataset][vowels][bad-input]") {

@@ -101,7 +101,7 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
     CHECK(cache.empty());
     for (std::size_t t = 0; t < L; ++t) {
       const Tensor3 newest = at_position(x, t);
-      const Tensor3 out = step(mha, newest, &newest, cache, nullptr);
+      const Tensor3 out = cached_attention(mha, newest, &newest, cache, nullptr);
       CHECK(cache.length() == t + 1);
       CHECK(cache.keys.shape() == std::array<std::size_t, 4>{B, 4, t + 1, 4});
       CHECK(max_abs_diff(out, at_position(full, t)) < 1e-5);
@@ -122,7 +122,7 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
     KeyValueCache cache;
     for (std::size_t t = 0; t < L; ++t) {
       const Tensor3 out =
-          step(mha, at_position(x, t), t == 0 ? &memory : nullptr, cache, &step_mask);
+          cached_attention(mha, at_position(x, t), t == 0 ? &memory : nullptr, cache, &step_mask);
       CHECK(cache.length() == S);
       CHECK(max_abs_diff(out, at_position(full, t)) < 1e-5);
     }
@@ -131,7 +131,7 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
     KeyValueCache cache;
     cache.select_rows({0, 0});  // an empty cache stays empty
     CHECK(cache.empty());
-    step(mha, at_position(x, 0), &memory, cache);
+    cached_attention(mha, at_position(x, 0), &memory, cache);
     const Tensor4 keys = cache.keys;
     cache.select_rows({1, 1, 0});
     REQUIRE(cache.keys.shape(0) == 3);
@@ -141,10 +141,10 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
     CHECK(std::equal(keys.data(), keys.data() + row, cache.keys.data() + 2 * row));
     CHECK_THROWS_WITH(cache.select_rows({3}), Catch::Contains("row 3 selected from a batch of 3"));
     KeyValueCache empty;
-    CHECK_THROWS_WITH(step(mha, at_position(x, 0), nullptr, empty),
+    CHECK_THROWS_WITH(cached_attention(mha, at_position(x, 0), nullptr, empty),
                       Catch::Contains("step: the cache is empty and no new memory was given"));
     Tensor3 wide = Tensor3::from_shape({B, 1, 8});
-    CHECK_THROWS_AS(step(mha, at_position(x, 0), &wide, empty), ShapeError);
+    CHECK_THROWS_AS(cached_attention(mha, at_position(x, 0), &wide, empty), ShapeError);
   }
 }
 
@@ -160,14 +160,14 @@ TEST_CASE("Transformer: decode equals forward, and step equals decode at every p
 
   const Tensor3 memory = encode(model, src);
   CHECK(memory.shape() == std::array<std::size_t, 3>{3, 6, 16});
-  const Tensor3 logits = decode(model, src, memory, tgt_in);
+  const Tensor3 logits = decoder_logits(model, src, memory, tgt_in);
   // The same code on the same numbers: bit for bit.
   CHECK(max_abs_diff(logits, model.forward(src, tgt_in)) == 0.0);
 
   DecoderCache cache;
   double worst = 0.0;
   for (std::size_t t = 0; t < 7; ++t) {
-    const Tensor3 logits_t = step(model, src, memory, column(tgt_in, t), t, cache);
+    const Tensor3 logits_t = next_token_logits(model, src, memory, column(tgt_in, t), t, cache);
     REQUIRE(logits_t.shape() == std::array<std::size_t, 3>{3, 1, 13});
     CHECK(cache.length() == t + 1);
     worst = std::max(worst, max_abs_diff(logits_t, at_position(logits, t)));
@@ -235,7 +235,7 @@ TEST_CASE("greedy decoding: cached and uncached give the same tokens and logits"
 TEST_CASE("greedy decoding: every step gets the encoding of its own position (reference 002's bug)",
           "[decoding]") {
   // 002 fed each new token with the positional encoding of position 0. Rebuild that decoder by
-  // hand from the library's pieces: with the true positions it must reproduce step()
+  // hand from the library's pieces: with the true positions it must reproduce next_token_logits()
   // exactly, with position 0 it must agree at step 0 only.
   const Config config = testing::small_decoding_config();
   Transformer model(config, 5);
@@ -270,7 +270,7 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
     Tensor3 x = embedding.forward(last);
     table.add_to(x, position);
     for (std::size_t i = 0; i < model.decoder.layers.size(); ++i)
-      x = step(model.decoder.layers[i], x, memory, &self_mask, &cross_mask, state.layers[i]);
+      x = cached_decoder_layer(model.decoder.layers[i], x, memory, &self_mask, &cross_mask, state.layers[i]);
     return model.generator.forward(x);
   };
 
@@ -279,7 +279,7 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
   for (std::size_t t = 0; t < 8; ++t) {
     INFO("step " << t);
     const TokenIds last = column(tgt_in, t);
-    const Tensor3 correct = step(model, src, memory, last, t, cache);
+    const Tensor3 correct = next_token_logits(model, src, memory, last, t, cache);
     CHECK(max_abs_diff(correct, at_position(greedy.logits, t)) < 1e-6);
     CHECK(max_abs_diff(step_by_hand(right, last, t, t), correct) < 1e-6);
     const double error_002 = max_abs_diff(step_by_hand(wrong, last, t, 0), correct);
@@ -455,16 +455,16 @@ TEST_CASE("greedy decoding: bad input gives clear errors", "[decoding]") {
   bos.fill(kBosId);
   model.set_training(true);
   const Tensor3 memory = encode(model, src);
-  CHECK_THROWS_WITH(step(model, src, memory, bos, 0, cache),
+  CHECK_THROWS_WITH(next_token_logits(model, src, memory, bos, 0, cache),
                     Catch::Contains("call set_training(false) first"));
   CHECK_THROWS_WITH(IncrementalDecoder(model, src, true), Catch::Contains("decoding is inference"));
   model.set_training(false);
-  CHECK_THROWS_WITH(step(model, src, memory, bos, 3, cache),
+  CHECK_THROWS_WITH(next_token_logits(model, src, memory, bos, 3, cache),
                     Catch::Contains("position 3 given, but the cache holds 0 positions"));
-  CHECK_THROWS_AS(step(model, src, memory, TokenIds::from_shape({2, 2}), 0, cache),
+  CHECK_THROWS_AS(next_token_logits(model, src, memory, TokenIds::from_shape({2, 2}), 0, cache),
                   ShapeError);
-  step(model, src, memory, bos, 0, cache);
-  CHECK_THROWS_WITH(step(model, src, memory, bos, 0, cache),
+  next_token_logits(model, src, memory, bos, 0, cache);
+  CHECK_THROWS_WITH(next_token_logits(model, src, memory, bos, 0, cache),
                     Catch::Contains("position 0 given, but the cache holds 1 positions"));
 }
 

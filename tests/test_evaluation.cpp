@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tfm/decode/evaluation.hpp"
+#include "tfm/decode/report.hpp"
 
 using namespace tfm;
 using Catch::Contains;
@@ -52,35 +52,16 @@ TEST_CASE("evaluation: the results text lists the baselines the model beats and 
   CHECK(text.find("(correct)") == text.rfind("(correct)"));  // only the first sentence is right
 }
 
-TEST_CASE("evaluation: the results on another book name it and say where the model stands",
+TEST_CASE("evaluation: the results on another text name it and say where the model stands",
           "[evaluation]") {
   VowelEvaluation r = evaluation(7, 90, 80);
   r.baselines = {{"baseline: most frequent vowel given 3 letters on each side", vowels_right(81)}};
-  const std::string text = book_results_text(r, "Mark.Twain-Tom.Sawyer.txt");
-  CHECK_THAT(text, Contains("Another book, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, 100 hidden vowels\n"));
+  const std::string text = test_corpus_results_text(r, "Mark.Twain-Tom.Sawyer.txt");
+  CHECK_THAT(text, Contains("Another text, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, 100 hidden vowels\n"));
   CHECK_THAT(text, Contains("0.9750   0.9000"));
   CHECK_THAT(text, Contains("restores more vowels than:\n  - most frequent vowel given 3 letters on each side\n"
                             "and as many or fewer than:\n  - none\n"));
   CHECK(text.find("002") == std::string::npos);  // no reference sentences here
-}
-
-TEST_CASE("evaluation: the results split the hidden vowels by the kind of word they lie in",
-          "[evaluation]") {
-  VowelEvaluation r = evaluation(10, 80, 80);
-  r.model.score.vowels_of_kind = {60, 25, 15};  // seen, unseen, cut words
-  r.model.score.correct_vowels_of_kind = {57, 15, 8};
-  r.baselines = {{"baseline: most frequent vowel given 3 letters on each side", vowels_right(75)}};
-  r.baselines[0].score.vowels_of_kind = {60, 25, 15};
-  r.baselines[0].score.correct_vowels_of_kind = {52, 15, 8};
-  const std::string text = results_text(r);
-  CHECK_THAT(text, Contains("in a word of the training text, whole       0.600      0.9500          0.8667\n"));
-  CHECK_THAT(text, Contains("in a word never seen in training, whole     0.250      0.6000          0.6000\n"));
-  CHECK_THAT(text, Contains("in a word cut by the window's edge          0.150      0.5333          0.5333\n"));
-  // 80 right, 3 more if every seen vowel were: 0.83; the rule 75 + 8.
-  CHECK_THAT(text, Contains("restore 0.8300 of the hidden vowels (the 3-letter rule 0.8300)"));
-
-  r.model.score.vowels_of_kind = {};  // scored without word kinds: no such table
-  CHECK(results_text(r).find("in a word") == std::string::npos);
 }
 
 TEST_CASE("evaluation: copy and translate report the exact sequences and a few examples",

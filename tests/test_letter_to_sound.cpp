@@ -1,13 +1,13 @@
-// Festival's letter-to-sound trees (chapter 11's pronounce baseline): hand-made rules, malformed
+// Festival's letter-to-sound trees (the pronunciation project's baseline): hand-made rules, malformed
 // rule files, and the rules Debian ships.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "tfm/decode/letter_to_sound.hpp"
+#include "pronounce/letter_to_sound.hpp"
 
-using namespace tfm;
+using namespace pronounce;
 
 namespace {
 using Phones = std::vector<std::string>;

@@ -1,11 +1,11 @@
-// Word and phoneme error rates of the pronounce task (chapter 11), on cases counted by hand.
+// Word and phoneme error rates of the pronunciation project, on cases counted by hand.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "tfm/decode/pronunciation_metrics.hpp"
+#include "pronounce/metrics.hpp"
 
-using namespace tfm;
+using namespace pronounce;
 
 namespace {
 std::vector<std::string> tokens(const std::string& text) {

@@ -1,4 +1,4 @@
-// The pronounce task's data (chapter 11): Festival's CMUdict reader on good and malformed lines,
+// The pronunciation project's data: Festival's CMUdict reader on good and malformed lines,
 // several pronunciations per word, the split by word, the bucketed batches, the words a user
 // types, and padding that changes nothing in a word's logits.
 #include <catch2/catch.hpp>
@@ -10,11 +10,11 @@
 
 #include <xtensor/xview.hpp>
 
-#include "tfm/data/pronunciations.hpp"
+#include "pronounce/pronunciations.hpp"
 #include "tfm/model/transformer.hpp"
-#include "tfm/train/task.hpp"
 
 using namespace tfm;
+using namespace pronounce;
 
 namespace {
 
@@ -117,7 +117,7 @@ TEST_CASE("pronunciations: the split is by word, deterministic, about 90/5/5, no
   const PronunciationData data(words);
   std::set<std::string> seen;
   std::size_t total = 0;
-  for (const WordSplit split : {WordSplit::kTrain, WordSplit::kDev, WordSplit::kTest}) {
+  for (const WordSplit split : {WordSplit::kTrain, WordSplit::kHeldOut, WordSplit::kTest}) {
     for (const DictionaryWord& w : data.words(split)) {
       CHECK(word_split(w.word) == split);
       seen.insert(w.word);
@@ -128,7 +128,7 @@ TEST_CASE("pronunciations: the split is by word, deterministic, about 90/5/5, no
   CHECK(total == words.size());
   const double n = static_cast<double>(total);
   CHECK(static_cast<double>(data.words(WordSplit::kTrain).size()) / n == Approx(0.90).margin(0.01));
-  CHECK(static_cast<double>(data.words(WordSplit::kDev).size()) / n == Approx(0.05).margin(0.01));
+  CHECK(static_cast<double>(data.words(WordSplit::kHeldOut).size()) / n == Approx(0.05).margin(0.01));
   CHECK(static_cast<double>(data.words(WordSplit::kTest).size()) / n == Approx(0.05).margin(0.01));
   // Festival's copy keeps few words with several pronunciations (154, "read", "live", ...); they
   // keep them all.
@@ -208,7 +208,7 @@ TEST_CASE("pronunciations: words a user types are checked and named", "[pronunci
 TEST_CASE("pronunciations: padding changes nothing — each word of a mixed batch gets its own logits",
           "[pronunciations][padding]") {
   const PronunciationData data(synthetic_words(200));
-  Config config = preset("pronounce");
+  Config config = preset("vowels-small");
   config.src_vocab_size = data.letters().size();
   config.tgt_vocab_size = data.phonemes().size();
   config.d_model = 32; config.n_heads = 4; config.d_ff = 64; config.dropout = 0.0f;

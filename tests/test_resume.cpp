@@ -11,7 +11,9 @@
 
 #include "temp_dir.hpp"
 #include "tfm/train/checkpoint.hpp"
-#include "tfm/train/task.hpp"
+#include "tfm/train/copy_task.hpp"
+#include "tfm/train/resume.hpp"
+#include "tfm/train/vowel_task.hpp"
 #include "tfm/train/trainer.hpp"
 
 using namespace tfm;
@@ -39,8 +41,9 @@ TrainingOptions steps(std::size_t n, const Config& config) {
 }
 
 // The batches of one run of `config`, from a task of its own (as a fresh process would have).
-std::function<Batch(std::size_t)> batches_of(const std::function<Task()>& make, const Config& config) {
-  const auto task = std::make_shared<Task>(make());
+std::function<Batch(std::size_t)> batches_of(const std::function<std::unique_ptr<Task>()>& make,
+                                             const Config& config) {
+  const std::shared_ptr<const Task> task = make();
   return [task, config](std::size_t index) {
     return task->training_batch(index, config.batch_size, config.seed);
   };
@@ -49,7 +52,7 @@ std::function<Batch(std::size_t)> batches_of(const std::function<Task()>& make, 
 // 2n steps straight, against n steps, a checkpoint, and n more from it in a fresh model,
 // optimizer and task: the losses of the last n steps and the final weights and moments must be
 // identical.
-void check_resume(const std::function<Task()>& make, Config config, std::size_t n) {
+void check_resume(const std::function<std::unique_ptr<Task>()>& make, Config config, std::size_t n) {
   std::ostringstream progress;
   Transformer straight(config, config.seed);
   Adam straight_adam(parameters_of(straight), AdamOptions::paper());
@@ -59,11 +62,11 @@ void check_resume(const std::function<Task()>& make, Config config, std::size_t 
   testing::TempDir tmp("resume", "checkpoint");
   const std::string dir = tmp.file("ckpt");
   {
-    const Task task = make();
+    const std::unique_ptr<Task> task = make();
     Transformer first(config, config.seed);
     Adam adam(parameters_of(first), AdamOptions::paper());
     train(first, adam, batches_of(make, config), {}, steps(n, config), progress, false);
-    save_checkpoint(dir, {config, task.src_vocabulary, task.tgt_vocabulary}, parameters_of(first), &adam);
+    save_checkpoint(dir, {config, task->source_vocabulary(), task->target_vocabulary()}, parameters_of(first), &adam);
   }
   const Config saved = read_checkpoint_header(dir).config;
   Transformer resumed(saved, saved.seed);
@@ -84,8 +87,8 @@ void check_resume(const std::function<Task()>& make, Config config, std::size_t 
 
 TEST_CASE("resume: 25 + 25 steps from a checkpoint are the 50 straight steps, dropout on (copy)",
           "[resume][checkpoint]") {
-  const auto make = [] { return make_task("copy"); };
-  Config config = make().model;
+  const auto make = []() -> std::unique_ptr<Task> { return std::make_unique<CopyTask>(); };
+  Config config = make()->default_model();
   config.dropout = 0.1f;
   config.seed = 7;
   check_resume(make, config, 25);
@@ -97,8 +100,8 @@ TEST_CASE("resume: 25 + 25 steps from a checkpoint are the 50 straight steps, dr
   std::string text;
   for (int i = 0; i < 12; ++i) text += "The old man walked down to the harbour every morning before the sun.\n";
   std::ofstream(tmp.file("corpus.txt")) << text;
-  const auto make = [&] { return make_task("vowels", tmp.file("corpus.txt")); };
-  Config config = make().model;
+  const auto make = [&]() -> std::unique_ptr<Task> { return std::make_unique<VowelTask>(tmp.file("corpus.txt")); };
+  Config config = make()->default_model();
   config.d_model = 32;
   config.n_heads = 2;
   config.d_ff = 64;

@@ -9,6 +9,7 @@
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
 #include "tfm/core/random.hpp"
+#include "tfm/core/fast_exp.hpp"
 #include "tfm/layers/softmax.hpp"
 
 using namespace tfm;

@@ -4,12 +4,19 @@
 
 #include "tfm/core/trace.hpp"
 
+namespace {
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_embedding("Embedding");
+constexpr tfm::trace::Component traced_top("Top");
+constexpr tfm::trace::Component traced_c("C");
+}  // namespace
+
 TEST_CASE("trace: steps are indented by scope and captured", "[trace]") {
   tfm::trace::Capture capture;
   tfm::Tensor3 x = xt::zeros<float>({2, 5, 8});
   {
     tfm::trace::Scope outer("Encoder");
-    tfm::trace::step("Embedding", "look up", "x", x, "batch, len, d_model");
+    traced_embedding(x, "look up", "x", "batch, len, d_model");
   }
   const auto lines = capture.lines();
   REQUIRE(lines.size() == 2);
@@ -30,7 +37,7 @@ TEST_CASE("trace: a component's step returns its tensor; records hold every line
     y = traced(tfm::Tensor3(xt::ones<float>({2, 3, 4})), "relu", "h", "batch, len, d_ff");
     tfm::trace::note("a note");
   }
-  tfm::trace::step("Top", "after", "y", y, "");
+  traced_top(y, "after", "y", "");
   CHECK(y.shape() == tfm::Tensor3::shape_type{2, 3, 4});  // the tensor itself came back
   CHECK(y(1, 2, 3) == 1.0f);
   using Kind = tfm::trace::Record::Kind;
@@ -61,7 +68,7 @@ TEST_CASE("trace: nothing is written while off", "[trace]") {
   tfm::trace::Enable off(false);
   tfm::Tensor2 x = xt::zeros<float>({3, 4});
   tfm::trace::Scope scope("hidden");
-  tfm::trace::step("C", "step", "x", x, "a, b");
+  traced_c(x, "step", "x", "a, b");
   CHECK(capture.lines().empty());
 }
 

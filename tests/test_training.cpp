@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "tfm/data/copy_task.hpp"
+#include "tfm/data/copy_sequences.hpp"
 #include "tfm/data/toy_translation.hpp"
 #include "tfm/data/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
@@ -63,7 +63,7 @@ std::string row_text(const Vocabulary& vocabulary, const TokenIds& ids, std::siz
 // The copy task's losses over `steps` steps of a tiny model with dropout 0.1, everything
 // (weights, dropout masks, batches) drawn from `seed`.
 std::vector<double> copy_losses(std::uint64_t seed, std::size_t steps, float dropout = 0.1f) {
-  const CopyTask data(10, 10);
+  const CopySequences data(10, 10);
   const Vocabulary& v = data.vocabulary();
   Transformer model(tiny_model(v.size(), v.size(), 10, 11, dropout), seed);
   Adam optimizer(parameters_of(model));
@@ -77,7 +77,7 @@ std::vector<double> copy_losses(std::uint64_t seed, std::size_t steps, float dro
 
 // A tiny copy-task setup for the tests of the loop's mechanics.
 struct SmallRun {
-  CopyTask data{6, 5};
+  CopySequences data{6, 5};
   Transformer model{tiny_model(data.vocabulary().size(), data.vocabulary().size(), 5, 6, 0.1f), 3};
   Adam optimizer{parameters_of(model)};
   Rng batches{3};
@@ -114,7 +114,7 @@ TEST_CASE("training: the copy task is learned: every held-out sequence copied ex
   // the 300 that sufficed), then 200 at 3e-4 (4x the 50 that annealing needed).
   // Embeddings start at N(0, 1/d_model) (scaled_embedding_init): with nn.Embedding's N(0, 1)
   // the same model had copied at most 18 of 32 after 600 steps.
-  const CopyTask data(10, 10);
+  const CopySequences data(10, 10);
   const Vocabulary& v = data.vocabulary();
   Config config = tiny_model(v.size(), v.size(), data.length(), data.length() + 1, 0.0f);
   config.scaled_embedding_init = true;

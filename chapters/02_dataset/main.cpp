@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/data/copy_task.hpp"
+#include "tfm/data/copy_sequences.hpp"
 #include "tfm/data/dataset.hpp"
 #include "tfm/data/toy_translation.hpp"
 #include "tfm/data/vocabulary.hpp"
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     std::cout << '\n';
     {
       tfm::trace::Scope scope("2. Copy task (the Annotated Transformer's first example)");
-      const tfm::CopyTask copy;
+      const tfm::CopySequences copy;
       std::cout << "  vocabulary, " << copy.vocabulary().size()
                 << " ids: the reserved 0 .. 3, then the "
                 << "symbols '1' .. '" << copy.num_symbols() << "' as ids 4 .. "

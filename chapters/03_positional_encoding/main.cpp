@@ -20,6 +20,10 @@
 
 namespace {
 
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_positional_encoding("PositionalEncoding");
+constexpr tfm::trace::Component traced_tokens("Tokens");
+
 // Root mean square of a tensor's entries: the "loudness" of a signal that is added to another.
 template <class Tensor>
 double rms(const Tensor& t) {
@@ -55,7 +59,7 @@ int main(int argc, char** argv) {
               << "\n\n";
     {
       tfm::trace::Enable trace;
-      tfm::trace::step("PositionalEncoding", "sin/cos table", "pe", pe.table(), "max_len, d_model");
+      traced_positional_encoding(pe.table(), "sin/cos table", "pe", "max_len, d_model");
     }
 
     // A corner of the table next to the formula, recomputed here in double precision.
@@ -88,7 +92,7 @@ int main(int argc, char** argv) {
     {
       tfm::trace::Enable trace;
       tfm::trace::Scope scope("Input of the encoder");
-      tfm::trace::step("Tokens", "ids of two sentences", "ids", ids, "batch, len");
+      traced_tokens(ids, "ids of two sentences", "ids", "batch, len");
       x = embedding.forward(ids);  // weight[ids] * sqrt(d_model)
       pe.add_to(x);                // + pe[0 .. len-1], the same rows for every sentence
     }

@@ -15,6 +15,10 @@
 
 namespace {
 
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_tokens("Tokens");
+constexpr tfm::trace::Component traced_mask("Mask");
+
 std::string token(std::int32_t id) { return id == tfm::kPadId ? "pad" : std::to_string(id); }
 
 // Prints mask[b] as a 0/1 grid for every sentence b: one row per query token, one column per key token.
@@ -48,22 +52,22 @@ int main(int argc, char** argv) {
     const std::size_t batch = src.shape(0), src_len = src.shape(1), tgt_len = tgt.shape(1);
 
     tfm::trace::Enable trace;
-    tfm::trace::step("Tokens", "source, padded", "src", src, "batch, src_len");
-    tfm::trace::step("Tokens", "target, padded", "tgt", tgt, "batch, tgt_len");
+    traced_tokens(src, "source, padded", "src", "batch, src_len");
+    traced_tokens(tgt, "target, padded", "tgt", "batch, tgt_len");
     std::printf("\n");
 
     // Encoder self-attention: queries and keys are both the source; only padding is blocked.
     const tfm::Mask src_mask = tfm::padding_mask(src, /*len_q=*/src_len);
-    tfm::trace::step("Mask", "encoder: source padding", "src_mask", src_mask, "batch, src_len, src_len");
+    traced_mask(src_mask, "encoder: source padding", "src_mask", "batch, src_len, src_len");
     print_mask("encoder self-attention mask", src_mask, src, src);
 
     // Decoder self-attention: target padding AND no look-ahead.
     const tfm::Mask tgt_pad = tfm::padding_mask(tgt, /*len_q=*/tgt_len);
     const tfm::Mask causal = tfm::subsequent_mask(batch, tgt_len);
     const tfm::Mask tgt_mask = tfm::combine_masks(tgt_pad, causal);  // = decoder_self_mask(tgt)
-    tfm::trace::step("Mask", "decoder: target padding", "tgt_pad", tgt_pad, "batch, tgt_len, tgt_len");
-    tfm::trace::step("Mask", "decoder: subsequent", "causal", causal, "batch, tgt_len, tgt_len");
-    tfm::trace::step("Mask", "decoder: padding AND subsequent", "tgt_mask", tgt_mask, "batch, tgt_len, tgt_len");
+    traced_mask(tgt_pad, "decoder: target padding", "tgt_pad", "batch, tgt_len, tgt_len");
+    traced_mask(causal, "decoder: subsequent", "causal", "batch, tgt_len, tgt_len");
+    traced_mask(tgt_mask, "decoder: padding AND subsequent", "tgt_mask", "batch, tgt_len, tgt_len");
     print_mask("target padding mask", tgt_pad, tgt, tgt);
     print_mask("subsequent mask", causal, tgt, tgt);
     print_mask("decoder self-attention mask (both)", tgt_mask, tgt, tgt);
@@ -75,7 +79,7 @@ int main(int argc, char** argv) {
     // the source, so the mask blocks the SOURCE's padding, one row per target position.
     const tfm::Mask cross_mask = tfm::padding_mask(src, /*len_q=*/tgt_len);
     // [cross mask]
-    tfm::trace::step("Mask", "cross: source padding", "cross_mask", cross_mask, "batch, tgt_len, src_len");
+    traced_mask(cross_mask, "cross: source padding", "cross_mask", "batch, tgt_len, src_len");
     print_mask("cross-attention mask", cross_mask, tgt, src);
 
     // [apply mask]

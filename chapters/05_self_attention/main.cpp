@@ -18,6 +18,9 @@
 
 namespace {
 
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_input("Input");
+
 // The nlp-tutorial's source sentence (reference 001), with its vocabulary; "P" is padding (id 0).
 const std::vector<std::string> kWords = {"P", "ich", "mochte", "ein", "bier"};
 const tfm::TokenIds kSentence = {{1, 2, 3, 4, 0}};  // "ich mochte ein bier P", [batch 1, len 5]
@@ -78,8 +81,8 @@ int main(int argc, char** argv) {
     // [inputs]
 
     tfm::trace::Enable trace;
-    tfm::trace::step("Input", "token ids", "ids", kSentence, "batch, len");
-    tfm::trace::step("Input", "embedded, split into heads", "Q = K = V", x, "batch, heads, len, d_k");
+    traced_input(kSentence, "token ids", "ids", "batch, len");
+    traced_input(x, "embedded, split into heads", "Q = K = V", "batch, heads, len, d_k");
     std::printf("\n");
 
     tfm::ScaledDotProductAttention attention;
@@ -164,7 +167,7 @@ int main(int argc, char** argv) {
       minus(0, 0, i, j) -= eps;
       const double numeric =
           (loss(plus_q, plus_k, plus_v) - loss(minus_q, minus_k, minus_v)) / (2.0 * double(eps));
-      const tfm::Tensor4& analytic = which == 'q' ? grads.q : which == 'k' ? grads.k : grads.v;
+      const tfm::Tensor4& analytic = which == 'q' ? grads.query : which == 'k' ? grads.key : grads.value;
       std::printf("  d%c[0, 0, %zu, %zu]   backward %+.5f   finite difference %+.5f\n", which, i, j,
                   double(analytic(0, 0, i, j)), numeric);
     }

@@ -21,6 +21,12 @@
 #include "tfm/layers/multi_head_attention.hpp"
 #include "tfm/model/config.hpp"
 
+namespace {
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_input("Input");
+constexpr tfm::trace::Component traced_chapter("Chapter");
+}  // namespace
+
 int main(int argc, char** argv) {
   return tfm::run_program([&] {
     tfm::CommandLine cli(
@@ -62,9 +68,8 @@ int main(int argc, char** argv) {
     {
       tfm::trace::Enable trace;
       tfm::trace::Scope scope("Self-attention: query input = memory = x");
-      tfm::trace::step("Input", "source stand-ins", "x", x, "batch, src_len, d_model");
-      tfm::trace::step("Input", "source padding mask", "src_mask", src_mask,
-                       "batch, src_len, src_len");
+      traced_input(x, "source stand-ins", "x", "batch, src_len, d_model");
+      traced_input(src_mask, "source padding mask", "src_mask", "batch, src_len, src_len");
       self_output = mha.forward(x, x, &src_mask);
     }
     // [self-attention]
@@ -103,7 +108,7 @@ int main(int argc, char** argv) {
       tfm::trace::Scope scope("Self-attention backward");
       const tfm::MultiHeadAttention::Grads grads = mha.backward(ones);
       const tfm::Tensor3 dx = grads.query_input + grads.memory;
-      tfm::trace::step("Chapter", "d_x = d_query + d_memory", "d_x", dx, "batch, src_len, d_model");
+      traced_chapter(dx, "d_x = d_query + d_memory", "d_x", "batch, src_len, d_model");
       for (const tfm::ParameterRef& p : params)
         tfm::trace::write_step("Chapter", "gradient of " + p.name, "d_" + p.name,
                                tfm::shape_string(p.shape), "");
@@ -122,9 +127,8 @@ int main(int argc, char** argv) {
     {
       tfm::trace::Enable trace;
       tfm::trace::Scope scope("Cross-attention: query input = y (target), memory = encoder output");
-      tfm::trace::step("Input", "target stand-ins", "y", y, "batch, tgt_len, d_model");
-      tfm::trace::step("Input", "source padding mask", "cross_mask", cross_mask,
-                       "batch, tgt_len, src_len");
+      traced_input(y, "target stand-ins", "y", "batch, tgt_len, d_model");
+      traced_input(cross_mask, "source padding mask", "cross_mask", "batch, tgt_len, src_len");
       mha.forward(y, encoder_output, &cross_mask);
     }
     // [cross-attention]

@@ -16,6 +16,11 @@
 #include "tfm/layers/multi_head_attention.hpp"
 #include "tfm/model/config.hpp"
 
+namespace {
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_input("Input");
+}  // namespace
+
 int main(int argc, char** argv) {
   return tfm::run_program([&] {
     tfm::CommandLine cli("ch07_feed_forward",
@@ -48,7 +53,7 @@ int main(int argc, char** argv) {
     {
       tfm::trace::Enable trace;
       tfm::trace::Scope scope("FeedForward, training mode");
-      tfm::trace::step("Input", "stand-in token vectors", "x", x, "batch, len, d_model");
+      traced_input(x, "stand-in token vectors", "x", "batch, len, d_model");
       y = ffn.forward(x);
     }
     // [run ffn]

@@ -22,6 +22,10 @@
 
 namespace {
 
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_input("Input");
+constexpr tfm::trace::Component traced_chapter("Chapter");
+
 // Parameters per sub-layer: the registry's names grouped by their first part (self_attn, norm1, ...).
 void print_parameter_groups(const char* title, const tfm::ParameterList& params) {
   std::printf("%s\n", title);
@@ -95,14 +99,14 @@ int main(int argc, char** argv) {
     {
       tfm::trace::Enable trace;
       tfm::trace::Scope scope("EncoderLayer");
-      tfm::trace::step("Input", "source stand-ins", "x", x, "batch, src_len, d_model");
+      traced_input(x, "source stand-ins", "x", "batch, src_len, d_model");
       memory = encoder_layer.forward(x, &src_mask);
     }
     std::printf("\n");
     {
       tfm::trace::Enable trace;
       tfm::trace::Scope scope("DecoderLayer (memory = the encoder layer's output)");
-      tfm::trace::step("Input", "target stand-ins", "y", y, "batch, tgt_len, d_model");
+      traced_input(y, "target stand-ins", "y", "batch, tgt_len, d_model");
       output = decoder_layer.forward(y, memory, &tgt_mask, &cross_mask);
     }
     // [run layers]
@@ -125,15 +129,12 @@ int main(int argc, char** argv) {
       {
         tfm::trace::Scope scope("DecoderLayer backward");
         decoder_grads = decoder_layer.backward(d_output);
-        tfm::trace::step("Chapter", "gradient of the decoder input", "d_y", decoder_grads.x,
-                         "batch, tgt_len, d_model");
-        tfm::trace::step("Chapter", "gradient of the encoder output", "d_memory",
-                         decoder_grads.memory, "batch, src_len, d_model");
+        traced_chapter(decoder_grads.x, "gradient of the decoder input", "d_y", "batch, tgt_len, d_model");
+        traced_chapter(decoder_grads.memory, "gradient of the encoder output", "d_memory", "batch, src_len, d_model");
       }
       tfm::trace::Scope scope("EncoderLayer backward (upstream gradient: d_memory)");
       dx = encoder_layer.backward(decoder_grads.memory);
-      tfm::trace::step("Chapter", "gradient of the encoder input", "d_x", dx,
-                       "batch, src_len, d_model");
+      traced_chapter(dx, "gradient of the encoder input", "d_x", "batch, src_len, d_model");
       for (const tfm::ParameterRef& p : tfm::parameters_of(encoder_layer))
         tfm::trace::write_step("Chapter", "parameter gradient", "d_" + p.name,
                                tfm::shape_string(p.shape), "");

@@ -22,6 +22,11 @@
 
 namespace {
 
+// The components of the lines this program adds to the shape trace.
+constexpr tfm::trace::Component traced_input("Input");
+constexpr tfm::trace::Component traced_decoder("Decoder");
+constexpr tfm::trace::Component traced_encoder("Encoder");
+
 // Prints captured trace records with every layer folded into two lines: its title with how many
 // steps it took (chapter 08 shows them one by one), and its last step, the layer's output.
 void print_with_layers_folded(const std::vector<tfm::trace::Record>& records) {
@@ -98,9 +103,9 @@ int main(int argc, char** argv) {
     std::vector<tfm::trace::Record> trace_records;
     {
       tfm::trace::Capture capture;  // the library's trace, folded below for readability
-      tfm::trace::step("Input", "source ids", "src", batch.src, "batch, src_len");
+      traced_input(batch.src, "source ids", "src", "batch, src_len");
       memory = encoder.forward(batch.src, &src_mask);
-      tfm::trace::step("Input", "target ids (<bos> first)", "tgt_in", batch.tgt_in, "batch, tgt_len");
+      traced_input(batch.tgt_in, "target ids (<bos> first)", "tgt_in", "batch, tgt_len");
       hidden = decoder.forward(batch.tgt_in, memory, &tgt_mask, &cross_mask);
       trace_records = capture.records();
     }
@@ -121,13 +126,10 @@ int main(int argc, char** argv) {
     {
       tfm::trace::Enable trace;  // the layers' backward steps are in chapter 08; these are the stacks'
       tfm::trace::Scope scope("Backward");
-      tfm::trace::step("Input", "upstream gradient", "d_hidden", d_hidden, "batch, tgt_len, d_model");
-      tfm::trace::step("Decoder", "summed over its layers", "d_memory", d_memory,
-                       "batch, src_len, d_model");
-      tfm::trace::step("Encoder", "source table's gradient", "d_src_embedding",
-                       src_embedding.weight.grad, "src_vocab, d_model");
-      tfm::trace::step("Decoder", "target table's gradient", "d_tgt_embedding",
-                       tgt_embedding.weight.grad, "tgt_vocab, d_model");
+      traced_input(d_hidden, "upstream gradient", "d_hidden", "batch, tgt_len, d_model");
+      traced_decoder(d_memory, "summed over its layers", "d_memory", "batch, src_len, d_model");
+      traced_encoder(src_embedding.weight.grad, "source table's gradient", "d_src_embedding", "src_vocab, d_model");
+      traced_decoder(tgt_embedding.weight.grad, "target table's gradient", "d_tgt_embedding", "tgt_vocab, d_model");
     }
     std::printf("\nRows with a gradient\n  source table:%s\n  target table:%s\n",
                 rows_with_gradient(src_embedding, data.source_vocabulary()).c_str(),

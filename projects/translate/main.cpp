@@ -305,12 +305,12 @@ int main(int argc, char** argv) {
     std::optional<TranslationData> loaded_data;
     if (!checkpoint.empty()) {
       saved = tfm::read_checkpoint_header(checkpoint);
-      const auto file = saved->extra_files.find(kTokenizerFile);
-      if (file == saved->extra_files.end())
-        throw tfm::CheckpointError("checkpoint '" + checkpoint + "' has no extra/" + kTokenizerFile +
+      const auto file = saved->files.find(kTokenizerFile);
+      if (file == saved->files.end())
+        throw tfm::CheckpointError("checkpoint '" + checkpoint + "' has no files/" + kTokenizerFile +
                                    ": it was not saved by this program");
       loaded_data.emplace(split_verses(aligned.pairs), o.direction,
-                          Bpe::parse(file->second, checkpoint + "/extra/" + kTokenizerFile), o.longest);
+                          Bpe::parse(file->second, checkpoint + "/files/" + kTokenizerFile), o.longest);
       tfm::require_same_vocabulary(saved->src_vocabulary, loaded_data->vocabulary(), "source");
     } else {
       loaded_data.emplace(split_verses(aligned.pairs), o.direction, o.symbols, o.longest);

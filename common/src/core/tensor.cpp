@@ -12,4 +12,12 @@ void add_into(Tensor3& sum, const Tensor3& term) {
   for (std::size_t i = 0; i < n; ++i) s[i] += t[i];
 }
 
+Tensor4 scaled(Tensor4 x, float factor) {
+  float* v = x.data();
+  const std::size_t n = x.size();
+#pragma omp parallel for simd if (n > (1 << 16))
+  for (std::size_t i = 0; i < n; ++i) v[i] *= factor;
+  return x;
+}
+
 }  // namespace tfm

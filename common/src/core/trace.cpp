@@ -56,14 +56,9 @@ bool Record::operator==(const Record& other) const {
          axes == other.axes && text == other.text;
 }
 
-void write_line(const std::string& text) {
-  Record note;
-  note.text = text;
-  emit(std::move(note));
-}
-
 void write_step(const std::string& component, const std::string& what, const std::string& tensor,
                 const std::string& shape, const std::string& axes) {
+  if (!enabled()) return;
   Record step;
   step.kind = Record::Kind::kStep;
   step.component = component;
@@ -75,7 +70,10 @@ void write_step(const std::string& component, const std::string& what, const std
 }
 
 void note(const std::string& text) {
-  if (enabled()) write_line(text);
+  if (!enabled()) return;
+  Record line;
+  line.text = text;
+  emit(std::move(line));
 }
 
 void print(const std::vector<Record>& records, std::ostream& out) {

@@ -11,9 +11,10 @@
 namespace tfm {
 
 void trace_batch(const char* component, const Batch& batch) {
-  trace::step(component, "encoder input", "src", batch.src, "batch, src_len");
-  trace::step(component, "decoder input", "tgt_in", batch.tgt_in, "batch, tgt_len");
-  trace::step(component, "decoder target", "tgt_out", batch.tgt_out, "batch, tgt_len");
+  const trace::Component traced(component);
+  traced(batch.src, "encoder input", "src", "batch, src_len");
+  traced(batch.tgt_in, "decoder input", "tgt_in", "batch, tgt_len");
+  traced(batch.tgt_out, "decoder target", "tgt_out", "batch, tgt_len");
 }
 
 std::vector<std::int32_t> row(const TokenIds& ids, std::size_t b) {

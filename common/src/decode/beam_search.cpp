@@ -11,6 +11,8 @@ namespace tfm {
 
 namespace {
 
+constexpr trace::Component traced("beam_search");
+
 // One row of the beam: a prefix being extended.
 struct Beam {
   std::vector<std::int32_t> tokens;                          // generated so far
@@ -119,7 +121,7 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
       trace::note("later steps repeat step 0, one position later (not traced)");
       trace::set_enabled(false);
     }
-    const Tensor3 logits = decoder.step(last);  // [B * K, 1, V]
+    const Tensor3 logits = decoder.next_logits(last);  // [B * K, 1, V]
 
     std::vector<Beam> next(B * K);
     std::vector<std::size_t> parents(B * K);
@@ -199,9 +201,19 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
   }
   // [beam result]
   if (trace::enabled())
-    trace::step("beam_search", "best hypothesis of every source", "tokens", result.best_tokens(),
-                "batch, steps");
+    traced(result.best_tokens(), "best hypothesis of every source", "tokens", "batch, steps");
   return result;
 }
+
+// [generate]
+TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam,
+                  const DecodeOptions& options) {
+  if (beam <= 1) return greedy_decode(model, src, options).tokens;
+  BeamOptions beams;
+  static_cast<DecodeOptions&>(beams) = options;
+  beams.beam_size = beam;
+  return beam_search(model, src, beams).best_tokens();
+}
+// [generate]
 
 }  // namespace tfm

@@ -10,6 +10,8 @@ namespace tfm {
 
 namespace {
 
+constexpr trace::Component traced("greedy_decode");
+
 // The id the model prefers among `choices` (every id if empty): the largest logit, ties going
 // to the smallest id, as std::max_element over all ids would choose.
 std::int32_t best_choice(const float* logits, std::size_t vocab,
@@ -100,7 +102,7 @@ DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const Decode
                   " repeat step 0, one position later (not traced)");
       trace::set_enabled(false);
     }
-    const Tensor3 logits = decoder.step(last);  // [B, 1, V]
+    const Tensor3 logits = decoder.next_logits(last);  // [B, 1, V]
     for (std::size_t b = 0; b < B; ++b) {
       const float* row = logits.data() + b * V;
       std::copy(row, row + V, result.logits.data() + (b * max_steps + t) * V);
@@ -131,7 +133,7 @@ DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const Decode
     }
     result = std::move(ran);
   }
-  trace::step("greedy_decode", "generated tokens", "tokens", result.tokens, "batch, steps");
+  traced(result.tokens, "generated tokens", "tokens", "batch, steps");
   return result;
 }
 // [greedy decode]

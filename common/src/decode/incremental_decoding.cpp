@@ -12,6 +12,8 @@ namespace tfm {
 namespace {
 
 constexpr trace::Component traced("MultiHeadAttention");
+constexpr trace::Component traced_decoder("Decoder");
+constexpr trace::Component traced_transformer("Transformer");
 
 // Row rows[i] of x becomes row i: x [B, ...] -> [rows.size(), ...]. An empty x stays empty.
 template <class Tensor>
@@ -90,8 +92,8 @@ void DecoderCache::select_rows(const std::vector<std::size_t>& rows) {
   tokens = select_batch_rows(tokens, rows, "DecoderCache");
 }
 
-// [mha step]
-Tensor3 step(MultiHeadAttention& mha, const Tensor3& query_input, const Tensor3* new_memory,
+// [cached attention]
+Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input, const Tensor3* new_memory,
              KeyValueCache& cache, const Mask* mask) {
   // query_input [B, 1, d_model], new_memory [B, n, d_model] or none,
   // cache [B, H, L_old, d_k] -> [B, H, L, d_k] with L = L_old + n,
@@ -108,9 +110,8 @@ Tensor3 step(MultiHeadAttention& mha, const Tensor3& query_input, const Tensor3*
                   "(batch, new_len, d_model)");
     cache.append(split_heads(mha.w_k.forward(*new_memory), H),
                  split_heads(mha.w_v.forward(*new_memory), H));
-    trace::step(name, "append keys to the cache", "K", cache.keys, "batch, heads, cached_len, d_k");
-    trace::step(name, "append values to the cache", "V", cache.values,
-                "batch, heads, cached_len, d_v");
+    traced(cache.keys, "append keys to the cache", "K", "batch, heads, cached_len, d_k");
+    traced(cache.values, "append values to the cache", "V", "batch, heads, cached_len, d_v");
   }
   require(!cache.empty(), name, "step: the cache is empty and no new memory was given");
   require_shape(name, "cached keys", cache.keys, {B, H, kAnyExtent, mha.d_k()},
@@ -129,10 +130,10 @@ Tensor3 step(MultiHeadAttention& mha, const Tensor3& query_input, const Tensor3*
   return traced(mha.w_o.forward(concat_heads(context)), "concat heads, output projection",
                 "output", "batch, len_q, d_model");
 }
-// [mha step]
+// [cached attention]
 
 // [decoder layer step]
-Tensor3 step(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
+Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
              const Mask* cross_mask, DecoderLayerCache& cache) {
   // x [B, 1, d], memory [B, S, d], self_mask [B, 1, t + 1], cross_mask [B, 1, S] -> [B, 1, d]
   // The same three blocks as DecoderLayer::forward, for one position. Add & Norm and the
@@ -143,7 +144,7 @@ Tensor3 step(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const
     trace::Scope scope("masked self-attention over the cached positions");
     // The new position is both the query and the one new key/value row. No causal mask is
     // needed: the cache holds no future position.
-    attended = step(layer.self_attn, x, &x, cache.self_attn, self_mask);
+    attended = cached_attention(layer.self_attn, x, &x, cache.self_attn, self_mask);
   }
   Tensor3 h1 = layer.norm1.forward(x, std::move(attended));
   Tensor3 crossed;
@@ -151,7 +152,7 @@ Tensor3 step(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const
     trace::Scope scope("cross-attention over the cached encoder output");
     // The encoder output does not change while decoding: project it at the first step only.
     const Tensor3* new_memory = cache.cross_attn.empty() ? &memory : nullptr;
-    crossed = step(layer.cross_attn, h1, new_memory, cache.cross_attn, cross_mask);
+    crossed = cached_attention(layer.cross_attn, h1, new_memory, cache.cross_attn, cross_mask);
   }
   Tensor3 h2 = layer.norm2.forward(h1, std::move(crossed));
   Tensor3 transformed;
@@ -163,8 +164,8 @@ Tensor3 step(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const
 }
 // [decoder layer step]
 
-// [decoder step]
-Tensor3 step(Decoder& decoder, const TokenIds& last, std::size_t position, const Tensor3& memory,
+// [cached decoder]
+Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position, const Tensor3& memory,
              const Mask* cross_mask, DecoderCache& cache) {
   // last [B, 1], memory [B, S, d], cross_mask [B, 1, S] -> hidden [B, 1, d]
   const char* name = "Decoder step";
@@ -191,29 +192,29 @@ Tensor3 step(Decoder& decoder, const TokenIds& last, std::size_t position, const
   // step (reference 002's bug) would make every token look like the first one.
   Tensor3 x = decoder.embedding().forward(last);
   decoder.positional_encoding().add_to(x, position);
-  trace::step("Decoder", "embedding + positions (dropout is off)", "x", x, "batch, 1, d_model");
+  traced_decoder(x, "embedding + positions (dropout is off)", "x", "batch, 1, d_model");
   // The query sees every position fed so far, except <pad>: [B, 1, position + 1]. No causal
   // part: the future is not in the cache.
   const Mask self_mask = padding_mask(cache.tokens, 1);
   for (std::size_t i = 0; i < decoder.layers.size(); ++i) {
     trace::Scope layer_scope("decoder layer " + std::to_string(i) + ", one step");
-    x = step(decoder.layers[i], x, memory, &self_mask, cross_mask, cache.layers[i]);
+    x = cached_decoder_layer(decoder.layers[i], x, memory, &self_mask, cross_mask, cache.layers[i]);
   }
   return x;
 }
-// [decoder step]
+// [cached decoder]
 
 // [transformer step]
 Tensor3 encode(Transformer& model, const TokenIds& src) {
   // src [B, S] -> memory [B, S, d_model]
   NoGrad no_grad;
   trace::Scope scope("encode");
-  trace::step("Transformer", "source tokens", "src", src, "batch, src_len");
+  traced_transformer(src, "source tokens", "src", "batch, src_len");
   const Mask source_mask = padding_mask(src, src.shape(1));
   return model.encoder.forward(src, &source_mask);
 }
 
-Tensor3 decode(Transformer& model, const TokenIds& src, const Tensor3& memory,
+Tensor3 decoder_logits(Transformer& model, const TokenIds& src, const Tensor3& memory,
                const TokenIds& tgt_in) {
   // src [B, S], memory [B, S, d_model], tgt_in [B, T] -> logits [B, T, tgt_vocab]
   NoGrad no_grad;
@@ -225,12 +226,11 @@ Tensor3 decode(Transformer& model, const TokenIds& src, const Tensor3& memory,
   const Mask cross_mask = padding_mask(src, tgt_in.shape(1));
   const Tensor3 hidden = model.decoder.forward(tgt_in, memory, &target_mask, &cross_mask);
   Tensor3 logits = model.generator.forward(hidden);
-  trace::step("Transformer", "project to the vocabulary", "logits", logits,
-              "batch, tgt_len, tgt_vocab");
+  traced_transformer(logits, "project to the vocabulary", "logits", "batch, tgt_len, tgt_vocab");
   return logits;
 }
 
-Tensor3 step(Transformer& model, const TokenIds& src, const Tensor3& memory, const TokenIds& last,
+Tensor3 next_token_logits(Transformer& model, const TokenIds& src, const Tensor3& memory, const TokenIds& last,
              std::size_t position, DecoderCache& cache) {
   // src [B, S], memory [B, S, d_model], last [B, 1] -> logits [B, 1, tgt_vocab]
   NoGrad no_grad;
@@ -239,9 +239,9 @@ Tensor3 step(Transformer& model, const TokenIds& src, const Tensor3& memory, con
           "source " + shape_string(src.shape()) + " and last token " + shape_string(last.shape()) +
               " have different batch sizes");
   const Mask cross_mask = padding_mask(src, 1);  // one query position
-  const Tensor3 hidden = step(model.decoder, last, position, memory, &cross_mask, cache);
+  const Tensor3 hidden = cached_decoder(model.decoder, last, position, memory, &cross_mask, cache);
   Tensor3 logits = model.generator.forward(hidden);
-  trace::step("Transformer", "project to the vocabulary", "logits", logits, "batch, 1, tgt_vocab");
+  traced_transformer(logits, "project to the vocabulary", "logits", "batch, 1, tgt_vocab");
   return logits;
 }
 // [transformer step]
@@ -255,16 +255,16 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, const TokenIds& src, 
 }
 
 // [incremental decoder step]
-Tensor3 IncrementalDecoder::step(const TokenIds& last) {
+Tensor3 IncrementalDecoder::next_logits(const TokenIds& last) {
   // last [B, 1] (the token at position t) -> logits [B, 1, V] (for position t + 1)
   Tensor3 logits;
   if (cached_) {
     // The newest token only; every earlier position is in the cache.
-    logits = tfm::step(model_, src_, memory_, last, position_, cache_);
+    logits = next_token_logits(model_, src_, memory_, last, position_, cache_);
   } else {
     // The obvious way: run the decoder on the whole prefix and keep its last position.
     prefix_ = append_column(prefix_, last);
-    const Tensor3 all = decode(model_, src_, memory_, prefix_);  // [B, t + 1, V]
+    const Tensor3 all = decoder_logits(model_, src_, memory_, prefix_);  // [B, t + 1, V]
     const std::size_t B = all.shape(0), T = all.shape(1), V = all.shape(2);
     logits = Tensor3::from_shape({B, 1, V});
     for (std::size_t b = 0; b < B; ++b)

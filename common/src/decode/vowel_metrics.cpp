@@ -42,59 +42,17 @@ int vowel_index(char c) {
   }
 }
 
-std::size_t index_of(WordKind kind) { return static_cast<std::size_t>(kind); }
-
 double ratio(std::size_t part, std::size_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
 }  // namespace
 
-const char* word_kind_name(WordKind kind) {
-  switch (kind) {
-    case WordKind::kSeen: return "in a word of the training text, whole";
-    case WordKind::kUnseen: return "in a word never seen in training, whole";
-    default: return "in a word cut by the window's edge";
-  }
-}
-
-WordList::WordList(const std::string& text) {
-  std::size_t begin = 0;
-  while (begin < text.size()) {
-    std::size_t end = text.find(' ', begin);
-    if (end == std::string::npos) end = text.size();
-    if (end > begin) words_.insert(text.substr(begin, end - begin));
-    begin = end + 1;
-  }
-}
-
-// [word kinds]
-std::vector<WordKind> word_kinds(const std::string& window, bool cut_before, bool cut_after,
-                                 const WordList& training_words) {
-  std::vector<WordKind> kinds(window.size(), WordKind::kSeen);
-  std::size_t begin = 0;
-  while (begin < window.size()) {
-    std::size_t end = window.find(' ', begin);
-    if (end == std::string::npos) end = window.size();
-    const bool cut = (begin == 0 && cut_before) || (end == window.size() && cut_after);
-    const WordKind kind = cut ? WordKind::kCut
-                        : training_words.contains(window.substr(begin, end - begin)) ? WordKind::kSeen
-                                                                                       : WordKind::kUnseen;
-    std::fill(kinds.begin() + static_cast<std::ptrdiff_t>(begin), kinds.begin() + static_cast<std::ptrdiff_t>(end), kind);
-    begin = end + 1;
-  }
-  return kinds;
-}
-// [word kinds]
-
 void RestorationScore::add(const std::string& masked, const std::string& restored,
-                           const std::string& truth, const std::vector<WordKind>& kinds) {
+                           const std::string& truth) {
   if (masked.size() != truth.size())
     throw std::invalid_argument("RestorationScore: lengths differ (masked " + std::to_string(masked.size()) +
                                 ", truth " + std::to_string(truth.size()) + ")");
-  if (!kinds.empty() && kinds.size() != truth.size())
-    throw std::invalid_argument("RestorationScore: " + std::to_string(kinds.size()) + " word kinds for a truth of " +
-                                std::to_string(truth.size()) + " characters");
   // Free decoding may stop early (<eos>) or run on: a missing position is wrong, extra ones
   // are ignored.
   for (std::size_t i = 0; i < truth.size(); ++i) {
@@ -104,10 +62,6 @@ void RestorationScore::add(const std::string& masked, const std::string& restore
     if (masked[i] == kVowelMask) {
       ++vowels;
       correct_vowels += right;
-      if (!kinds.empty()) {
-        ++vowels_of_kind[index_of(kinds[i])];
-        correct_vowels_of_kind[index_of(kinds[i])] += right;
-      }
     }
   }
 }
@@ -115,25 +69,6 @@ void RestorationScore::add(const std::string& masked, const std::string& restore
 double RestorationScore::character_accuracy() const { return ratio(correct_characters, characters); }
 
 double RestorationScore::vowel_accuracy() const { return ratio(correct_vowels, vowels); }
-
-std::size_t RestorationScore::vowels_with_kinds() const {
-  std::size_t grouped = 0;
-  for (std::size_t n : vowels_of_kind) grouped += n;
-  return grouped;
-}
-
-double RestorationScore::share_of(WordKind kind) const {
-  return ratio(vowels_of_kind[index_of(kind)], vowels_with_kinds());
-}
-
-double RestorationScore::vowel_accuracy_of(WordKind kind) const {
-  return ratio(correct_vowels_of_kind[index_of(kind)], vowels_of_kind[index_of(kind)]);
-}
-
-double RestorationScore::vowel_accuracy_with_seen_words_right() const {
-  const std::size_t seen = index_of(WordKind::kSeen);
-  return ratio(correct_vowels - correct_vowels_of_kind[seen] + vowels_of_kind[seen], vowels);
-}
 
 VowelBaseline VowelBaseline::most_frequent(const std::string& train_text) {
   std::array<std::size_t, 5> counts{};

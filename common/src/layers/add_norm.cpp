@@ -22,20 +22,16 @@ Tensor3 AddNorm::forward(const Tensor3& residual, Tensor3 sublayer_output) {
               shape_string(sublayer_output.shape()) + " differ");
   // The sub-layer's output is taken by value: moved in, dropout and the sum work in its memory.
   Tensor3 sum = dropout_.forward(std::move(sublayer_output));
-  float* s = sum.data();
-  const float* r = residual.data();
-  const std::size_t n = sum.size();
-#pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) s[i] += r[i];
-  trace::step("AddNorm", "x + dropout(sublayer(x))", "sum", sum, "batch, len, d_model");
+  add_into(sum, residual);
+  traced(sum, "x + dropout(sublayer(x))", "sum", "batch, len, d_model");
   return traced(norm.forward(sum), "layer norm", "y", "batch, len, d_model");
 }
 // [add norm forward]
 
 // [add norm backward]
-AddNorm::Grads AddNorm::backward(const Tensor3& dy) {
+AddNorm::Grads AddNorm::backward(const Tensor3& d_y) {
   const profile::Scope timed("AddNorm backward (residual add)");
-  Tensor3 d_sum = norm.backward(dy);
+  Tensor3 d_sum = norm.backward(d_y);
   // The sum passes its gradient unchanged to the residual and through dropout to the sub-layer.
   Tensor3 d_sublayer = dropout_.backward(d_sum);
   return {std::move(d_sum), std::move(d_sublayer)};

@@ -39,34 +39,26 @@ Tensor4 fill_blocked(Tensor4 scores, const Mask& mask, float value) {
   return scores;
 }
 
-// scores * scale, in place, on every thread (xtensor's `scores *= scale` runs on one).
-Tensor4 scaled(Tensor4 scores, float scale) {
-  float* s = scores.data();
-  const std::size_t n = scores.size();
-#pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) s[i] *= scale;
-  return scores;
-}
 
 }  // namespace
 
-Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, const Tensor4& v,
+Tensor4 ScaledDotProductAttention::forward(const Tensor4& query, const Tensor4& key, const Tensor4& value,
                                            const Mask* mask) {
   const profile::Scope timed("attention forward (scale, mask)");
   // [sdpa forward inputs]
-  // q [B, H, Lq, d_k], k [B, H, Lk, d_k], v [B, H, Lk, d_v], mask [B, Lq, Lk] or none
+  // query [B, H, Lq, d_k], key [B, H, Lk, d_k], value [B, H, Lk, d_v], mask [B, Lq, Lk] or none
   //   -> context [B, H, Lq, d_v]; every (batch, head) pair is an independent problem.
-  const std::size_t B = q.shape(0), H = q.shape(1), Lq = q.shape(2), d_k = q.shape(3);
-  require_shape(kName, "key", k, {B, H, kAnyExtent, d_k}, "(batch, heads, len_k, d_k)");
-  const std::size_t Lk = k.shape(2);
-  require_shape(kName, "value", v, {B, H, Lk, kAnyExtent}, "(batch, heads, len_k, d_v)");
-  require(Lk > 0 && d_k > 0, kName, "need a key and d_k > 0, got key " + shape_string(k.shape()));
+  const std::size_t B = query.shape(0), H = query.shape(1), Lq = query.shape(2), d_k = query.shape(3);
+  require_shape(kName, "key", key, {B, H, kAnyExtent, d_k}, "(batch, heads, len_k, d_k)");
+  const std::size_t Lk = key.shape(2);
+  require_shape(kName, "value", value, {B, H, Lk, kAnyExtent}, "(batch, heads, len_k, d_v)");
+  require(Lk > 0 && d_k > 0, kName, "need a key and d_k > 0, got key " + shape_string(key.shape()));
   if (mask) require_shape(kName, "mask", *mask, {B, Lq, Lk}, "(batch, len_q, len_k)");
   // [sdpa forward inputs]
 
   // [sdpa forward scores]
   // S = Q Kᵀ: [Lq, d_k] · [d_k, Lk] per (batch, head); K is read transposed where it is.
-  Tensor4 scores = traced(matmul(q, k, Op::kPlain, Op::kTransposed), "scores", "S = Q K^T",
+  Tensor4 scores = traced(matmul(query, key, Op::kPlain, Op::kTransposed), "scores", "S = Q K^T",
                           kScoreAxes);
   // Divide by sqrt(d_k): a dot product of d_k unit-variance terms has variance d_k; unscaled,
   // large heads would saturate the softmax and stop its gradient.
@@ -87,11 +79,11 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, c
 
   // [sdpa forward context]
   // C = A V: each query's output is a weighted average of the value rows.
-  Tensor4 context = traced(matmul(weights, v), "weighted sum", "C = A V", kContextAxes);
+  Tensor4 context = traced(matmul(weights, value), "weighted sum", "C = A V", kContextAxes);
   if (grad_enabled()) {  // backward needs the three inputs, the mask and the weights
-    q_ = q;
-    k_ = k;
-    v_ = v;
+    query_ = query;
+    key_ = key;
+    value_ = value;
     has_mask_ = mask != nullptr;
     mask_ = has_mask_ ? *mask : Mask();
     weights_ = std::move(weights);
@@ -104,23 +96,24 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& q, const Tensor4& k, c
 ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tensor4& d_context) {
   const profile::Scope timed("attention backward (mask)");
   // [sdpa backward inputs]
-  // d_context [B, H, Lq, d_v] -> dq [B, H, Lq, d_k], dk [B, H, Lk, d_k], dv [B, H, Lk, d_v]
+  // d_context [B, H, Lq, d_v] -> d_query [B, H, Lq, d_k], d_key [B, H, Lk, d_k], d_value [B, H, Lk, d_v]
   // Forward's steps in reverse:
   //   C = A V               ->  dV = Aᵀ dC,  dA = dC Vᵀ
   //   A = softmax(S)        ->  dS = A * (dA - rowsum(dA * A)), 0 where blocked
   //   S = Q Kᵀ / sqrt(d_k)  ->  dQ = dS K / sqrt(d_k),  dK = dSᵀ Q / sqrt(d_k)
+  // (Q, K, V, S, A, C are query, key, value, scores, weights, context; d_<name> its gradient.)
   require(has_forward_, kName, "backward called before forward");
   require_shape(std::string(kName) + " backward", "d_context", d_context,
-                {q_.shape(0), q_.shape(1), q_.shape(2), v_.shape(3)}, "(batch, heads, len_q, d_v)");
-  const Tensor4& A = weights_;
+                {query_.shape(0), query_.shape(1), query_.shape(2), value_.shape(3)}, "(batch, heads, len_q, d_v)");
+  const Tensor4& weights = weights_;
   // [sdpa backward inputs]
 
   // [sdpa backward context]
   // dV = Aᵀ dC: [Lk, Lq] · [Lq, d_v] per (batch, head)
-  Tensor4 dV = traced(matmul(A, d_context, Op::kTransposed, Op::kPlain), "backward",
+  Tensor4 d_value = traced(matmul(weights, d_context, Op::kTransposed, Op::kPlain), "backward",
                       "dV = A^T dC", kValueAxes);
   // dA = dC Vᵀ: [Lq, d_v] · [d_v, Lk]
-  Tensor4 dA = traced(matmul(d_context, v_, Op::kPlain, Op::kTransposed), "backward",
+  Tensor4 d_weights = traced(matmul(d_context, value_, Op::kPlain, Op::kTransposed), "backward",
                       "dA = dC V^T", kScoreAxes);
   // [sdpa backward context]
 
@@ -128,19 +121,19 @@ ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tenso
   // dS = softmax backward of dA (in place). A blocked score was overwritten by a constant, so
   // its gradient is 0. In a row with an allowed key, A = 0 at the blocked keys and dS is 0
   // already; a fully blocked row (uniform A) needs it set, as masked_fill's backward does.
-  Tensor4 dS = softmax_rows_backward(A, std::move(dA));
-  if (has_mask_) dS = fill_blocked(std::move(dS), mask_, 0.0f);
-  trace::step(kName, "backward", "dS = softmax'(dA)", dS, kScoreAxes);
+  Tensor4 d_scores = softmax_rows_backward(weights, std::move(d_weights));
+  if (has_mask_) d_scores = fill_blocked(std::move(d_scores), mask_, 0.0f);
+  traced(d_scores, "backward", "dS = softmax'(dA)", kScoreAxes);
   // [sdpa backward softmax]
 
   // [sdpa backward scores]
   // dQ = dS K / sqrt(d_k): [Lq, Lk] · [Lk, d_k];  dK = dSᵀ Q / sqrt(d_k): [Lk, Lq] · [Lq, d_k]
-  const float scale = 1.0f / std::sqrt(static_cast<float>(q_.shape(3)));
-  Tensor4 dQ = traced(matmul(dS, k_, Op::kPlain, Op::kPlain, scale), "backward",
+  const float scale = 1.0f / std::sqrt(static_cast<float>(query_.shape(3)));
+  Tensor4 d_query = traced(matmul(d_scores, key_, Op::kPlain, Op::kPlain, scale), "backward",
                       "dQ = dS K / sqrt(d_k)", kQueryAxes);
-  Tensor4 dK = traced(matmul(dS, q_, Op::kTransposed, Op::kPlain, scale), "backward",
+  Tensor4 d_key = traced(matmul(d_scores, query_, Op::kTransposed, Op::kPlain, scale), "backward",
                       "dK = dS^T Q / sqrt(d_k)", kKeyAxes);
-  return {std::move(dQ), std::move(dK), std::move(dV)};
+  return {std::move(d_query), std::move(d_key), std::move(d_value)};
   // [sdpa backward scores]
 }
 

@@ -63,23 +63,23 @@ void Dropout::skip(std::size_t forwards) {
 }
 
 // [dropout backward]
-Tensor3 Dropout::backward(const Tensor3& dy) {
+Tensor3 Dropout::backward(const Tensor3& d_y) {
   const profile::Scope timed("Dropout backward");
-  // dy: [B, L, d]  ->  dx: [B, L, d]; y = x * mask / (1-p), so dx = dy * mask / (1-p) with
+  // d_y: [B, L, d]  ->  d_x: [B, L, d]; y = x * mask / (1-p), so d_x = d_y * mask / (1-p) with
   // forward's mask.
-  require(dy.shape() == shape_, "Dropout backward",
-          "dy has shape " + shape_string(dy.shape()) + ", but forward's input had " +
+  require(d_y.shape() == shape_, "Dropout backward",
+          "dy has shape " + shape_string(d_y.shape()) + ", but forward's input had " +
               shape_string(shape_));
-  if (!masked_) return dy;
-  Tensor3 dx = Tensor3::from_shape(dy.shape());
+  if (!masked_) return d_y;
+  Tensor3 d_x = Tensor3::from_shape(d_y.shape());
   const float scale = 1.0f / (1.0f - p_);
   const std::uint8_t* m = mask_.data();
-  const float* g = dy.data();
-  float* out = dx.data();
-  const std::size_t n = dy.size();
+  const float* g = d_y.data();
+  float* out = d_x.data();
+  const std::size_t n = d_y.size();
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) out[i] = m[i] ? g[i] * scale : 0.0f;
-  return dx;
+  return d_x;
 }
 // [dropout backward]
 

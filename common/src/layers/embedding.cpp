@@ -10,6 +10,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("Embedding");
+}  // namespace
+
 Embedding::Embedding(std::size_t vocab_size, std::size_t d_model, Rng& rng, float init_std)
     : vocab_(vocab_size),
       d_model_(d_model),
@@ -45,26 +49,26 @@ Tensor3 Embedding::forward(const TokenIds& ids) {
     float* out = x.data() + t * d;
     for (std::size_t j = 0; j < d; ++j) out[j] = row[j] * scale_;
   }
-  trace::step("Embedding", "look up and scale by sqrt(d_model)", "x", x, "batch, len, d_model");
+  traced(x, "look up and scale by sqrt(d_model)", "x", "batch, len, d_model");
   return x;
 }
 // [embedding forward]
 
-void Embedding::backward(const Tensor3& dy) { backward(ids_, dy); }
+void Embedding::backward(const Tensor3& d_y) { backward(ids_, d_y); }
 
 // [embedding backward]
-void Embedding::backward(const TokenIds& ids, const Tensor3& dy) {
+void Embedding::backward(const TokenIds& ids, const Tensor3& d_y) {
   const profile::Scope timed("Embedding backward");
-  // dy [B, L, d_model] -> weight.grad [vocab, d_model]: the lookup copied row ids[b, l] to
+  // d_y [B, L, d_model] -> weight.grad [vocab, d_model]: the lookup copied row ids[b, l] to
   // position (b, l), so its gradient is scattered back there. A token that occurs several times
   // collects the sum of the gradients of all its occurrences (hence +=, never =).
-  require_shape("Embedding backward", "dy", dy, {ids.shape(0), ids.shape(1), d_model_},
+  require_shape("Embedding backward", "dy", d_y, {ids.shape(0), ids.shape(1), d_model_},
                 "(batch, len, d_model)");
   check_ids(ids);
   const std::size_t d = d_model_;
   for (std::size_t t = 0; t < ids.size(); ++t) {
     float* grad_row = weight.grad.data() + static_cast<std::size_t>(ids.data()[t]) * d;
-    const float* g = dy.data() + t * d;
+    const float* g = d_y.data() + t * d;
     for (std::size_t j = 0; j < d; ++j) grad_row[j] += g[j] * scale_;
   }
 }

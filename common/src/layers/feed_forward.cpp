@@ -42,15 +42,16 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
 // [ffn backward]
 Tensor3 FeedForward::backward(const Tensor3& d_output) {
   const profile::Scope timed("FeedForward backward (own)");
-  // d_output [B, L, d_model] -> dx [B, L, d_model], each step's backward in reverse order:
-  //   y = h2 W_2ᵀ + b_2          ->  dh2 = dy W_2              (and dW_2 += dyᵀ h2, db_2 += Σ dy)
+  // d_output [B, L, d_model] -> d_x [B, L, d_model], each step's backward in reverse order:
+  //   y = h2 W_2ᵀ + b_2          ->  dh2 = d_y W_2              (and dW_2 += d_yᵀ h2, db_2 += Σ d_y)
   //   h2 = h1 * mask / (1 - p)   ->  dh1 = dh2 * mask / (1 - p) (the same mask as forward)
   //   h1 = max(0, a)             ->  da = dh1 where a > 0, else 0
-  //   a = x W_1ᵀ + b_1           ->  dx = da W_1               (and dW_1, db_1)
-  Tensor3 d = traced(linear2.backward(d_output), "backward linear2", "dh", kHidden);
-  d = traced(dropout_.backward(d), "backward dropout", "dh", kHidden);
-  d = traced(relu_.backward(d), "backward relu", "dh", kHidden);
-  return traced(linear1.backward(d), "backward linear1", "dx", kModel);
+  //   a = x W_1ᵀ + b_1           ->  d_x = da W_1               (and dW_1, db_1)
+  // (In the code h is h1 and h2 both, as in forward, and d_h its gradient.)
+  Tensor3 d_h = traced(linear2.backward(d_output), "backward linear2", "dh", kHidden);
+  d_h = traced(dropout_.backward(d_h), "backward dropout", "dh", kHidden);
+  d_h = traced(relu_.backward(d_h), "backward relu", "dh", kHidden);
+  return traced(linear1.backward(d_h), "backward linear1", "dx", kModel);
 }
 // [ffn backward]
 

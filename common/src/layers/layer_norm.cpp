@@ -4,9 +4,14 @@
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/profile.hpp"
+#include "tfm/core/reductions.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {
+
+namespace {
+constexpr trace::Component traced("LayerNorm");
+}  // namespace
 
 LayerNorm::LayerNorm(std::size_t d_model, float eps) : d_(d_model), eps_(eps) {
   require(d_model > 0, "LayerNorm", "d_model must be positive");
@@ -41,19 +46,8 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
     // Two passes, accumulated in double: the mean first, then the mean squared deviation from
     // it. The one-pass shortcut E[x²] - E[x]² cancels catastrophically when the row sits far
     // from zero, and a float mean of a row near 1000 is off by ~1e-4, which x̂ would inherit.
-    // (`omp simd reduction` lets the compiler keep several partial sums in one vector register:
-    // a row's sum is then a tree of additions instead of a chain of d_model dependent ones.)
-    double sum = 0.0;
-#pragma omp simd reduction(+ : sum)
-    for (std::size_t j = 0; j < d_; ++j) sum += in[j];
-    const double mean = sum / static_cast<double>(d_);
-    double squares = 0.0;
-#pragma omp simd reduction(+ : squares)
-    for (std::size_t j = 0; j < d_; ++j) {
-      const double centred = in[j] - mean;
-      squares += centred * centred;
-    }
-    const double variance = squares / static_cast<double>(d_);  // biased, as PyTorch
+    const double mean = sum_in_double(in, d_) / static_cast<double>(d_);
+    const double variance = sum_squared_deviations(in, mean, d_) / static_cast<double>(d_);  // biased, as PyTorch
     const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(eps_));
     inv_std_all[r] = static_cast<float>(inv_std);
     for (std::size_t j = 0; j < d_; ++j) {
@@ -61,56 +55,51 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
       out[j] = w[j] * x_hat[j] + b[j];
     }
   }
-  trace::step("LayerNorm", "normalise over d_model", "y", y, "batch, len, d_model");
+  traced(y, "normalise over d_model", "y", "batch, len, d_model");
   return y;
 }
 // [layer norm forward]
 
 // [layer norm backward]
-Tensor3 LayerNorm::backward(const Tensor3& dy) {
+Tensor3 LayerNorm::backward(const Tensor3& d_y) {
   const profile::Scope timed("LayerNorm backward");
-  // dy: [B, L, d]  ->  dx: [B, L, d]
+  // d_y: [B, L, d]  ->  d_x: [B, L, d]
   require(x_hat_.size() > 0, "LayerNorm backward", "called before forward");
-  require_shape("LayerNorm backward", "dy", dy, {x_hat_.shape(0), x_hat_.shape(1), d_},
+  require_shape("LayerNorm backward", "dy", d_y, {x_hat_.shape(0), x_hat_.shape(1), d_},
                 "(batch, len, d_model)");
-  const std::size_t rows = dy.shape(0) * dy.shape(1);
+  const std::size_t rows = d_y.shape(0) * d_y.shape(1);
   const float* w = weight.value.data();
   float* dw = weight.grad.data();
   float* db = bias.grad.data();
-  Tensor3 dx = Tensor3::from_shape(dy.shape());
+  Tensor3 d_x = Tensor3::from_shape(d_y.shape());
   const double inv_d = 1.0 / static_cast<double>(d_);
-  // y = w ⊙ x̂ + b: the parameters see dy directly, summed over all rows.
+  // y = w ⊙ x̂ + b: the parameters see d_y directly, summed over all rows.
   for (std::size_t r = 0; r < rows; ++r) {
-    const float* g_out = dy.data() + r * d_;
+    const float* d_y_row = d_y.data() + r * d_;
     const float* x_hat = x_hat_.data() + r * d_;
     for (std::size_t j = 0; j < d_; ++j) {
-      dw[j] += g_out[j] * x_hat[j];
-      db[j] += g_out[j];
+      dw[j] += d_y_row[j] * x_hat[j];
+      db[j] += d_y_row[j];
     }
   }
-  // x̂ sees g = dy ⊙ w. Every row's dx depends on that row alone: the threads share the rows.
+  // x̂ sees d_x̂ = d_y ⊙ w. Every row's d_x depends on that row alone: the threads share the rows.
 #pragma omp parallel for if (rows * d_ > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
-    const float* g_out = dy.data() + r * d_;
+    const float* d_y_row = d_y.data() + r * d_;
     const float* x_hat = x_hat_.data() + r * d_;
-    float* g_in = dx.data() + r * d_;
-    // x̂ = (x - μ)/σ depends on x three ways (directly, through μ, through σ); pushing g back
-    // through all three gives dx = (1/σ) (g - mean(g) - x̂ mean(g ⊙ x̂)). The two means remove
-    // exactly the directions that normalisation cannot change: a shift and a rescaling of x.
-    double sum_g = 0.0, sum_g_x_hat = 0.0;
-#pragma omp simd reduction(+ : sum_g, sum_g_x_hat)
-    for (std::size_t j = 0; j < d_; ++j) {
-      const float g = g_out[j] * w[j];
-      sum_g += g;
-      sum_g_x_hat += static_cast<double>(g) * x_hat[j];
-    }
-    const float mean_g = static_cast<float>(sum_g * inv_d);
-    const float mean_g_x_hat = static_cast<float>(sum_g_x_hat * inv_d);
+    float* d_x_row = d_x.data() + r * d_;
+    // x̂ = (x - μ)/σ depends on x three ways (directly, through μ, through σ); pushing d_x̂ back
+    // through all three gives d_x = (1/σ) (d_x̂ - mean(d_x̂) - x̂ mean(d_x̂ ⊙ x̂)). The two means
+    // remove exactly the directions that normalisation cannot change: a shift and a rescaling.
+    double sum_d_x_hat = 0.0, sum_d_x_hat_x_hat = 0.0;
+    sums_of_products(d_y_row, w, x_hat, d_, sum_d_x_hat, sum_d_x_hat_x_hat);  // d_x̂ = d_y ⊙ w
+    const float mean_d_x_hat = static_cast<float>(sum_d_x_hat * inv_d);
+    const float mean_d_x_hat_x_hat = static_cast<float>(sum_d_x_hat_x_hat * inv_d);
     const float inv_std = inv_std_[r];
     for (std::size_t j = 0; j < d_; ++j)
-      g_in[j] = inv_std * (g_out[j] * w[j] - mean_g - x_hat[j] * mean_g_x_hat);
+      d_x_row[j] = inv_std * (d_y_row[j] * w[j] - mean_d_x_hat - x_hat[j] * mean_d_x_hat_x_hat);
   }
-  return dx;
+  return d_x;
 }
 // [layer norm backward]
 

@@ -99,21 +99,21 @@ Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& m
   if (mask) require_shape(kName, "mask", *mask, {B, Lq, Lk}, "(batch, len_q, len_k)");
 
   // One [d_model, d_model] product projects every head at once.
-  const Tensor3 q = traced(w_q.forward(query_input), "project queries", "Q", kLenQ);
-  const Tensor3 k = traced(w_k.forward(memory), "project keys", "K", kLenK);
-  const Tensor3 v = traced(w_v.forward(memory), "project values", "V", kLenK);
+  const Tensor3 query = traced(w_q.forward(query_input), "project queries", "Q", kLenQ);
+  const Tensor3 key = traced(w_k.forward(memory), "project keys", "K", kLenK);
+  const Tensor3 value = traced(w_v.forward(memory), "project values", "V", kLenK);
 
   // Head h owns columns h*d_k .. (h+1)*d_k - 1 of each projection.
-  const Tensor4 q_heads = traced(split_heads(q, n_heads_), "split heads", "Q", kHeadsQ);
-  const Tensor4 k_heads = traced(split_heads(k, n_heads_), "split heads", "K", kHeadsK);
-  const Tensor4 v_heads = traced(split_heads(v, n_heads_), "split heads", "V", kHeadsV);
+  const Tensor4 query_heads = traced(split_heads(query, n_heads_), "split heads", "Q", kHeadsQ);
+  const Tensor4 key_heads = traced(split_heads(key, n_heads_), "split heads", "K", kHeadsK);
+  const Tensor4 value_heads = traced(split_heads(value, n_heads_), "split heads", "V", kHeadsV);
 
   // Every head attends independently, with its own d_k-wide queries, keys and values; the mask
   // is the same for all heads.
   Tensor4 context;
   {
     trace::Scope scope("ScaledDotProductAttention, all heads at once");
-    context = attention_.forward(q_heads, k_heads, v_heads, mask);
+    context = attention_.forward(query_heads, key_heads, value_heads, mask);
   }
 
   Tensor3 joined = traced(concat_heads(context), "concat heads", "concat", kConcat);
@@ -137,9 +137,10 @@ MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& d_output) 
   //   concat = concat_heads(C)            ->  dC = split_heads(d_concat)     (the inverse copy)
   //   C = Attention(Qh, Kh, Vh)           ->  dQh, dKh, dVh                  (chapter 05)
   //   Qh = split_heads(Q), likewise K, V  ->  dQ = concat_heads(dQh), ...
+  // (Q, K, V are query, key, value in the code; d_<name> is the gradient of <name>.)
   //   Q = query_input W_Qᵀ                ->  d_query_input = dQ W_Q
   //   K = memory W_Kᵀ, V = memory W_Vᵀ    ->  d_memory = dK W_K + dV W_V     (memory feeds both)
-  // Each Linear backward also accumulates its own dW = dyᵀ x and db = Σ dy.
+  // Each Linear backward also accumulates its own dW = dyᵀ x and db = Σ d_y.
   require(has_forward_, kName, "backward called before forward");
   require_shape(std::string(kName) + " backward", "d_output", d_output, {batch_, len_q_, d_model_},
                 "(batch, len_q, d_model)");
@@ -147,22 +148,21 @@ MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& d_output) 
   const Tensor4 d_context =
       traced(split_heads(d_concat, n_heads_), "backward concat", "d_context", kHeadsContext);
 
-  ScaledDotProductAttention::Grads d_heads;
+  ScaledDotProductAttention::Grads d_head_inputs;
   {
     trace::Scope scope("ScaledDotProductAttention backward");
-    d_heads = attention_.backward(d_context);
+    d_head_inputs = attention_.backward(d_context);
   }
 
-  const Tensor3 dq = traced(concat_heads(d_heads.q), "backward split", "dQ", kLenQ);
-  const Tensor3 dk = traced(concat_heads(d_heads.k), "backward split", "dK", kLenK);
-  const Tensor3 dv = traced(concat_heads(d_heads.v), "backward split", "dV", kLenK);
+  const Tensor3 d_query = traced(concat_heads(d_head_inputs.query), "backward split", "dQ", kLenQ);
+  const Tensor3 d_key = traced(concat_heads(d_head_inputs.key), "backward split", "dK", kLenK);
+  const Tensor3 d_value = traced(concat_heads(d_head_inputs.value), "backward split", "dV", kLenK);
 
-  Grads grads;
-  grads.query_input = traced(w_q.backward(dq), "backward W_Q", "d_query_input", kLenQ);
-  grads.memory = w_k.backward(dk);
-  add_into(grads.memory, w_v.backward(dv));
-  trace::step(kName, "backward W_K, W_V", "d_memory", grads.memory, kLenK);
-  return grads;
+  Tensor3 d_query_input = traced(w_q.backward(d_query), "backward W_Q", "d_query_input", kLenQ);
+  Tensor3 d_memory = w_k.backward(d_key);
+  add_into(d_memory, w_v.backward(d_value));  // the memory fed both the keys and the values
+  traced(d_memory, "backward W_K, W_V", "d_memory", kLenK);
+  return {std::move(d_query_input), std::move(d_memory)};
 }
 // [mha backward]
 

@@ -7,6 +7,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("PositionalEncoding");
+}  // namespace
+
 // [pe table]
 PositionalEncoding::PositionalEncoding(std::size_t max_len, std::size_t d_model) {
   // -> table [max_len, d_model]
@@ -44,7 +48,7 @@ void PositionalEncoding::add_to(Tensor3& x, std::size_t offset) const {
     float* seq = x.data() + b * len * d;
     for (std::size_t k = 0; k < len * d; ++k) seq[k] += rows[k];
   }
-  trace::step("PositionalEncoding", "add sin/cos table", "x", x, "batch, len, d_model");
+  traced(x, "add sin/cos table", "x", "batch, len, d_model");
 }
 // [pe add]
 

@@ -10,41 +10,39 @@ namespace tfm {
 // [relu forward]
 Tensor3 ReLU::forward(Tensor3&& x) {
   const profile::Scope timed("ReLU forward");
-  // x: [B, L, d]  ->  y: [B, L, d], in x's memory
+  // x: [B, L, d]  ->  y: [B, L, d], in x's memory; backward needs where x was positive
+  // (inference keeps nothing).
   float* values = x.data();
   const std::size_t n = x.size();
-  if (!grad_enabled()) {  // inference: the output alone
-#pragma omp parallel for simd if (n > (1 << 16))
-    for (std::size_t i = 0; i < n; ++i) values[i] = values[i] > 0.0f ? values[i] : 0.0f;
-    return std::move(x);
-  }
-  positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
-  std::uint8_t* positive = positive_.data();
+  const bool keep = grad_enabled();
+  if (keep) positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
+  std::uint8_t* positive = keep ? positive_.data() : nullptr;
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) {
-    positive[i] = values[i] > 0.0f;
-    values[i] = positive[i] ? values[i] : 0.0f;
+    const bool above = values[i] > 0.0f;
+    if (keep) positive[i] = above;
+    values[i] = above ? values[i] : 0.0f;
   }
   return std::move(x);
 }
 // [relu forward]
 
 // [relu backward]
-Tensor3 ReLU::backward(const Tensor3& dy) {
+Tensor3 ReLU::backward(const Tensor3& d_y) {
   const profile::Scope timed("ReLU backward");
-  // dy: [B, L, d]  ->  dx: [B, L, d]
-  // d max(0, x)/dx is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
-  require(dy.shape() == positive_.shape(), "ReLU backward",
-          "dy has shape " + shape_string(dy.shape()) + ", but forward produced " +
+  // d_y: [B, L, d]  ->  d_x: [B, L, d]
+  // d max(0, x)/d_x is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
+  require(d_y.shape() == positive_.shape(), "ReLU backward",
+          "dy has shape " + shape_string(d_y.shape()) + ", but forward produced " +
               shape_string(positive_.shape()));
-  Tensor3 dx = Tensor3::from_shape(dy.shape());
+  Tensor3 d_x = Tensor3::from_shape(d_y.shape());
   const std::uint8_t* positive = positive_.data();
-  const float* g = dy.data();
-  float* out = dx.data();
-  const std::size_t n = dy.size();
+  const float* g = d_y.data();
+  float* out = d_x.data();
+  const std::size_t n = d_y.size();
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) out[i] = positive[i] ? g[i] : 0.0f;
-  return dx;
+  return d_x;
 }
 // [relu backward]
 

@@ -1,9 +1,8 @@
 #include "tfm/layers/softmax.hpp"
 
-#include <algorithm>
-#include <cmath>
-
+#include "tfm/core/fast_exp.hpp"
 #include "tfm/core/profile.hpp"
+#include "tfm/core/reductions.hpp"
 
 namespace tfm {
 
@@ -18,15 +17,8 @@ void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) 
     float* out = y + r * cols;
     // Subtract the row maximum so that the largest exponent is e^0 = 1: no overflow, and a
     // row of -1e9 (fully masked) becomes uniform instead of 0/0.
-    float max = in[0];
-#pragma omp simd reduction(max : max)
-    for (std::size_t j = 1; j < cols; ++j) max = std::max(max, in[j]);
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (std::size_t j = 0; j < cols; ++j) {
-      out[j] = exp_nonpositive(in[j] - max);
-      sum += out[j];
-    }
+    const float max = max_of(in, cols);
+    const float sum = exp_shifted(in, max, out, cols);  // out_j = e^(in_j - max); their sum
     const float inv = 1.0f / sum;  // sum >= 1: the maximum contributes e^0
     for (std::size_t j = 0; j < cols; ++j) out[j] *= inv;
   }
@@ -34,21 +26,19 @@ void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) 
 // [softmax forward]
 
 // [softmax backward]
-void softmax_rows_backward(const float* y, const float* dy, float* dx, std::size_t rows,
+void softmax_rows_backward(const float* y, const float* d_y, float* d_x, std::size_t rows,
                            std::size_t cols) {
   const profile::Scope timed("softmax backward");
-  // y, dy, dx: [rows, cols].
+  // y, d_y, d_x: [rows, cols].
   // The Jacobian of one row is dy_i/dx_j = y_i (δ_ij - y_j), so the vector-Jacobian product is
   // dx_j = y_j (dy_j - Σ_i dy_i y_i): one dot product per row, never the [cols, cols] matrix.
 #pragma omp parallel for if (rows * cols > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
     const float* yr = y + r * cols;
-    const float* dyr = dy + r * cols;
-    float* dxr = dx + r * cols;
-    float dot = 0.0f;
-#pragma omp simd reduction(+ : dot)
-    for (std::size_t j = 0; j < cols; ++j) dot += dyr[j] * yr[j];
-    for (std::size_t j = 0; j < cols; ++j) dxr[j] = yr[j] * (dyr[j] - dot);
+    const float* dyr = d_y + r * cols;
+    float* dxr = d_x + r * cols;
+    const float dy_dot_y = dot(dyr, yr, cols);
+    for (std::size_t j = 0; j < cols; ++j) dxr[j] = yr[j] * (dyr[j] - dy_dot_y);
   }
 }
 // [softmax backward]

@@ -221,23 +221,13 @@ Config preset(const std::string& name) {
     c.dropout = 0.0f; c.scaled_embedding_init = true;
     return c;
   }
-  if (name == "pronounce") {
-    // Chapter 11's grapheme-to-phoneme task (CMUdict): vowels-small's model and recipe on
-    // batches of 128 words; the vocabularies and lengths come from the dictionary.
-    c = preset("vowels-small");
-    c.preset = name;
-    c.src_vocab_size = 30;  // <pad> <bos> <eos> <unk> a-z
-    c.tgt_vocab_size = 43;  // the four reserved ids and 39 phonemes
-    c.src_len = 22; c.tgt_len = 21; c.batch_size = 128;
-    return c;
-  }
   std::string known;
   for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown preset '" + name + "'; known presets: " + known);
 }
 
 std::vector<std::string> preset_names() {
-  return {"tiny", "toy", "csdn", "nlp-tutorial", "vowels", "vowels-small", "pronounce"};
+  return {"tiny", "toy", "csdn", "nlp-tutorial", "vowels", "vowels-small"};
 }
 
 namespace count {

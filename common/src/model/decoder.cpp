@@ -9,6 +9,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("Decoder");
+}  // namespace
+
 Decoder::Decoder(const Config& c, Embedding& embedding, Rng& rng)
     : embedding_(&embedding), positions_(c.max_len, c.d_model), dropout_(c.dropout, rng.next_u64()) {
   layers.reserve(c.n_decoder_layers);
@@ -24,7 +28,7 @@ Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Ma
   Tensor3 x = embedding_->forward(tgt_in);
   positions_.add_to(x);
   x = dropout_.forward(std::move(x));
-  trace::step("Decoder", "dropout(embedding + positions)", "x", x, "batch, tgt_len, d_model");
+  traced(x, "dropout(embedding + positions)", "x", "batch, tgt_len, d_model");
   for (std::size_t i = 0; i < layers.size(); ++i) {
     trace::Scope layer_scope("decoder layer " + std::to_string(i));
     x = layers[i].forward(x, memory, self_mask, cross_mask);
@@ -36,19 +40,19 @@ Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Ma
 // [decoder backward]
 Tensor3 Decoder::backward(const Tensor3& d_hidden) {
   const profile::Scope timed("Decoder backward (own)");
-  Tensor3 dx = d_hidden;
+  Tensor3 d_x = d_hidden;
   Tensor3 d_memory;
   for (std::size_t i = layers.size(); i-- > 0;) {
-    DecoderLayer::Grads g = layers[i].backward(dx);
-    dx = std::move(g.x);
+    DecoderLayer::Grads d_layer = layers[i].backward(d_x);
+    d_x = std::move(d_layer.x);
     // Every layer reads the same memory, so their contributions add up.
     if (d_memory.size() == 0)
-      d_memory = std::move(g.memory);
+      d_memory = std::move(d_layer.memory);
     else
-      add_into(d_memory, g.memory);
+      add_into(d_memory, d_layer.memory);
   }
   // The table may be shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(tgt_in_, dropout_.backward(dx));
+  embedding_->backward(tgt_in_, dropout_.backward(d_x));
   return d_memory;
 }
 // [decoder backward]

@@ -41,23 +41,20 @@ Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mas
 // [decoder layer forward]
 
 // [decoder layer backward]
-DecoderLayer::Grads DecoderLayer::backward(const Tensor3& dy) {
+DecoderLayer::Grads DecoderLayer::backward(const Tensor3& d_y) {
   const profile::Scope timed("DecoderLayer backward (own)");
-  AddNorm::Grads g3 = norm3.backward(dy);
-  Tensor3 dh2 = std::move(g3.residual);
-  add_into(dh2, ffn.backward(g3.sublayer_output));
-
-  AddNorm::Grads g2 = norm2.backward(dh2);
-  MultiHeadAttention::Grads gc = cross_attn.backward(g2.sublayer_output);
-  Tensor3 dh1 = std::move(g2.residual);
-  dh1 += gc.query_input;
-
-  AddNorm::Grads g1 = norm1.backward(dh1);
-  MultiHeadAttention::Grads gs = self_attn.backward(g1.sublayer_output);
-  Tensor3 dx = std::move(g1.residual);
-  dx += gs.query_input;
-  add_into(dx, gs.memory);
-  return {std::move(dx), std::move(gc.memory)};
+  // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
+  // their gradients add.
+  auto [d_h2, d_transformed] = norm3.backward(d_y);
+  add_into(d_h2, ffn.backward(d_transformed));
+  auto [d_h1, d_crossed] = norm2.backward(d_h2);
+  MultiHeadAttention::Grads d_cross = cross_attn.backward(d_crossed);
+  add_into(d_h1, d_cross.query_input);  // h1 was the cross-attention's queries
+  auto [d_x, d_attended] = norm1.backward(d_h1);
+  const MultiHeadAttention::Grads d_self = self_attn.backward(d_attended);
+  add_into(d_x, d_self.query_input);  // x was the queries...
+  add_into(d_x, d_self.memory);       // ...and the keys and values
+  return {std::move(d_x), std::move(d_cross.memory)};
 }
 // [decoder layer backward]
 

@@ -9,6 +9,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("Encoder");
+}  // namespace
+
 Encoder::Encoder(const Config& c, Embedding& embedding, Rng& rng)
     : embedding_(&embedding), positions_(c.max_len, c.d_model), dropout_(c.dropout, rng.next_u64()) {
   layers.reserve(c.n_encoder_layers);
@@ -23,7 +27,7 @@ Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
   Tensor3 x = embedding_->forward(src);
   positions_.add_to(x);
   x = dropout_.forward(std::move(x));
-  trace::step("Encoder", "dropout(embedding + positions)", "x", x, "batch, src_len, d_model");
+  traced(x, "dropout(embedding + positions)", "x", "batch, src_len, d_model");
   for (std::size_t i = 0; i < layers.size(); ++i) {
     trace::Scope layer_scope("encoder layer " + std::to_string(i));
     x = layers[i].forward(x, src_mask);
@@ -35,11 +39,11 @@ Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
 // [encoder backward]
 void Encoder::backward(const Tensor3& d_memory) {
   const profile::Scope timed("Encoder backward (own)");
-  Tensor3 dx = d_memory;
-  for (std::size_t i = layers.size(); i-- > 0;) dx = layers[i].backward(dx);
+  Tensor3 d_x = d_memory;
+  for (std::size_t i = layers.size(); i-- > 0;) d_x = layers[i].backward(d_x);
   // Adding the positional table is the identity for the gradient.
   // The table may be shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(src_, dropout_.backward(dx));
+  embedding_->backward(src_, dropout_.backward(d_x));
 }
 // [encoder backward]
 

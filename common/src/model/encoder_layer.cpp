@@ -32,18 +32,17 @@ Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
 // [encoder layer forward]
 
 // [encoder layer backward]
-Tensor3 EncoderLayer::backward(const Tensor3& dy) {
+Tensor3 EncoderLayer::backward(const Tensor3& d_y) {
   const profile::Scope timed("EncoderLayer backward (own)");
-  // Walk the forward in reverse; where x feeds two paths (residual and sub-layer) the gradients add.
-  AddNorm::Grads g2 = norm2.backward(dy);
-  Tensor3 dh = std::move(g2.residual);
-  add_into(dh, ffn.backward(g2.sublayer_output));
-  AddNorm::Grads g1 = norm1.backward(dh);
-  MultiHeadAttention::Grads ga = self_attn.backward(g1.sublayer_output);
-  Tensor3 dx = std::move(g1.residual);
-  dx += ga.query_input;
-  add_into(dx, ga.memory);
-  return dx;
+  // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
+  // their gradients add.
+  auto [d_h, d_transformed] = norm2.backward(d_y);
+  add_into(d_h, ffn.backward(d_transformed));
+  auto [d_x, d_attended] = norm1.backward(d_h);
+  const MultiHeadAttention::Grads d_self = self_attn.backward(d_attended);
+  add_into(d_x, d_self.query_input);  // x was the queries...
+  add_into(d_x, d_self.memory);       // ...and the keys and values
+  return std::move(d_x);
 }
 // [encoder layer backward]
 

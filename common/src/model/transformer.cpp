@@ -51,14 +51,12 @@ Transformer::Transformer(const Config& config, std::uint64_t seed)
 Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
   const profile::Scope timed("Transformer forward (own)");
   trace::Scope scope("Transformer");
-  trace::step("Transformer", "source tokens", "src", src, "batch, src_len");
-  trace::step("Transformer", "target tokens (shifted right)", "tgt_in", tgt_in, "batch, tgt_len");
+  traced(src, "source tokens", "src", "batch, src_len");
+  traced(tgt_in, "target tokens (shifted right)", "tgt_in", "batch, tgt_len");
   masks_ = make_masks(src, tgt_in);
-  trace::step("Transformer", "source padding mask", "src_mask", masks_.source, "batch, src_len, src_len");
-  trace::step("Transformer", "target padding + subsequent mask", "tgt_mask", masks_.target,
-              "batch, tgt_len, tgt_len");
-  trace::step("Transformer", "cross-attention mask", "cross_mask", masks_.cross,
-              "batch, tgt_len, src_len");
+  traced(masks_.source, "source padding mask", "src_mask", "batch, src_len, src_len");
+  traced(masks_.target, "target padding + subsequent mask", "tgt_mask", "batch, tgt_len, tgt_len");
+  traced(masks_.cross, "cross-attention mask", "cross_mask", "batch, tgt_len, src_len");
   const Tensor3 memory = encoder.forward(src, &masks_.source);
   const Tensor3 hidden = decoder.forward(tgt_in, memory, &masks_.target, &masks_.cross);
   return traced(generator.forward(hidden), "project to the vocabulary", "logits",

@@ -10,6 +10,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("CrossEntropy");
+}  // namespace
+
 CrossEntropy::CrossEntropy(std::int32_t ignore_id, float label_smoothing)
     : ignore_id_(ignore_id), smoothing_(label_smoothing) {
   require(label_smoothing >= 0.0f && label_smoothing <= 1.0f, "CrossEntropy",
@@ -80,8 +84,7 @@ float CrossEntropy::forward(const Tensor3& logits, const TokenIds& targets) {
     ++counted_;
   }
   const float loss = counted_ > 0 ? static_cast<float>(total / static_cast<double>(counted_)) : 0.0f;
-  trace::step("CrossEntropy", "softmax over the vocabulary", "logits", logits,
-              "batch, len, vocab");
+  traced(logits, "softmax over the vocabulary", "logits", "batch, len, vocab");
   if (trace::enabled())
     trace::write_step("CrossEntropy", "mean over non-pad tokens", "loss", "[]", "scalar");
   return loss;

@@ -5,11 +5,9 @@
 #include <ostream>
 #include <sstream>
 
-#include "tfm/core/machine.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/line_chart.hpp"
 #include "tfm/io/progress_bar.hpp"
 #include "tfm/train/gradient_clipping.hpp"
 
@@ -21,35 +19,6 @@ TrainingOptions TrainingOptions::from_config(const Config& config) {
   options.label_smoothing = config.label_smoothing;
   options.schedule = LearningRateSchedule::from_config(config);
   return options;
-}
-
-std::string summary(const TrainingHistory& h) {
-  std::ostringstream line;
-  line.setf(std::ios::fixed);
-  line.precision(1);
-  // The thread count and OpenBLAS's kernels are part of the result: they change the order of
-  // floating-point sums, so the same seed and steps give the same numbers only on the same number
-  // of threads and the same kernels (and CPU kind).
-  const int threads = compute_threads();
-  line << "trained " << h.steps.size() << " steps in " << h.seconds << " s on " << threads
-       << (threads == 1 ? " thread: " : " threads: ");
-  line.precision(0);
-  line << h.tokens_per_second() << " tokens/s";
-  line.precision(4);
-  if (!h.train_loss.empty()) line << "; loss " << h.train_loss.front() << " -> " << h.train_loss.back();
-  if (!h.held_out_loss.empty()) line << "; held-out loss " << h.held_out_loss.back();
-  line << "; OpenBLAS " << blas_kernels() << " kernels\n";
-  return line.str();
-}
-
-void write_loss_curve_svg(const std::string& path, const TrainingHistory& h, const std::string& title) {
-  ChartSeries train{"train", {h.steps.begin(), h.steps.end()}, h.train_loss, "#1f77b4"};
-  ChartSeries held_out{"held-out", {h.eval_steps.begin(), h.eval_steps.end()}, h.held_out_loss, "#d62728"};
-  write_line_chart_svg(path, {train, held_out}, {title, "step", "loss", true});
-}
-
-void resume_training(Transformer& model, const Adam& optimizer) {
-  model.for_each_dropout([&](Dropout& d) { d.skip(optimizer.steps_taken()); });
 }
 
 double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
@@ -66,7 +35,44 @@ double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
   return tokens > 0 ? total / static_cast<double>(tokens) : 0.0;
 }
 
-// [training step]
+namespace {
+
+// A NaN or an infinity stops training at once, naming the step, rather than spreading into every
+// weight.
+void require_finite_loss(float loss, std::size_t step, const TrainingOptions& options) {
+  if (std::isfinite(loss)) return;
+  std::ostringstream message;
+  message << "step " << step << ": the loss is " << loss << " (learning rate " << options.schedule.at(step)
+          << "); lower the learning rate or clip harder";
+  throw TrainingError(message.str());
+}
+
+void require_finite_gradients(const ParameterList& params, std::size_t step, float loss) {
+  if (const auto bad = first_non_finite_gradient(params))
+    throw TrainingError("step " + std::to_string(step) + ": the gradient of '" + *bad +
+                        "' is not finite (loss " + std::to_string(loss) + ")");
+}
+
+}  // namespace
+
+// [train step]
+float train_step(Transformer& model, const ParameterList& params, Adam& optimizer, CrossEntropy& loss,
+                 const Batch& batch, const TrainingOptions& options) {
+  const std::size_t step = optimizer.steps_taken() + 1;
+  model.set_training(true);
+  params.zero_grad();
+  const Tensor3 logits = model.forward(batch.src, batch.tgt_in);
+  const float value = loss.forward(logits, batch.tgt_out);
+  require_finite_loss(value, step, options);
+  model.backward(loss.backward());  // every layer's backward, in reverse
+  require_finite_gradients(params, step, value);
+  if (options.clip_norm > 0.0f) clip_grad_norm(params, options.clip_norm);
+  optimizer.step(options.schedule.at(step));
+  return value;
+}
+// [train step]
+
+// [training loop]
 TrainingHistory train(Transformer& model, Adam& optimizer,
                       const std::function<Batch(std::size_t index)>& training_batch,
                       const std::vector<Batch>& held_out, const TrainingOptions& options,
@@ -90,32 +96,15 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
     if (options.max_seconds > 0.0 && seconds_since(start) >= options.max_seconds) break;
     const std::size_t step = optimizer.steps_taken() + 1;
     trace::Enable trace(narrate && done == 0);
-
     const Batch batch = training_batch(step - 1);  // batch 0 for step 1, also after a resume
-    model.set_training(true);
-    params.zero_grad();
-    const Tensor3 logits = model.forward(batch.src, batch.tgt_in);
-    const float loss = loss_fn.forward(logits, batch.tgt_out);
-    if (!std::isfinite(loss)) {
-      std::ostringstream message;
-      message << "step " << step << ": the loss is " << loss << " (learning rate "
-              << options.schedule.at(step) << "); lower the learning rate or clip harder";
-      throw TrainingError(message.str());
-    }
-    model.backward(loss_fn.backward());
-    if (const auto bad = first_non_finite_gradient(params))
-      throw TrainingError("step " + std::to_string(step) + ": the gradient of '" + *bad +
-                          "' is not finite (loss " + std::to_string(loss) + ")");
-    if (options.clip_norm > 0.0f) clip_grad_norm(params, options.clip_norm);
-    const float rate = options.schedule.at(step);
-    optimizer.step(rate);
+    const float loss = train_step(model, params, optimizer, loss_fn, batch, options);
 
     history.steps.push_back(step);
     history.train_loss.push_back(loss);
     history.tokens += loss_fn.counted_tokens();
     progress.step = done + 1;
     progress.loss = loss;
-    progress.learning_rate = rate;
+    progress.learning_rate = options.schedule.at(step);
     progress.elapsed_seconds = seconds_since(start);
     progress.tokens_per_second = history.tokens / std::max(progress.elapsed_seconds, 1e-9);
     bar.update(progress);
@@ -140,6 +129,6 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
   model.set_training(false);
   return history;
 }
-// [training step]
+// [training loop]
 
 }  // namespace tfm

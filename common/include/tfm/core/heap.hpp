@@ -1,5 +1,5 @@
 /// \file heap.hpp
-/// \brief Chapter 11: the heap keeps the memory of freed tensors for the next step instead of
+/// \brief Engine (not a lesson): the heap keeps the memory of freed tensors for the next step instead of
 /// giving it back to the kernel.
 ///
 /// A training step, and every step of decoding, allocates and frees the same activations,

@@ -1,5 +1,5 @@
 /// \file profile.hpp
-/// \brief Chapter 11: where a training step's time goes: wall-clock time by kind of work (every
+/// \brief Engine (not a lesson): where a training step's time goes: wall-clock time by kind of work (every
 /// matrix product by shape and transposes, softmax, LayerNorm, dropout, copies, Adam, ...).
 ///
 /// `perf` says which functions are hot; it cannot say that the `tn` product with K = 5,120 runs

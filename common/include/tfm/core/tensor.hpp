@@ -82,4 +82,7 @@ inline void require(bool condition, const std::string& op, const std::string& me
 /// of a tensor that fed two places (a residual and its sub-layer, the keys and the values).
 void add_into(Tensor3& sum, const Tensor3& term);
 
+/// `x * factor`, in x's memory, on every thread (xtensor's `x *= factor` runs on one).
+Tensor4 scaled(Tensor4 x, float factor);
+
 }  // namespace tfm

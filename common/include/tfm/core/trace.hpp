@@ -12,11 +12,15 @@
 /// The trace is produced by the library itself, so the chapters never re-type a shape.
 /// When it is off (the default) every call returns after one branch on a global flag.
 ///
-/// A layer traces a step where it computes it, without a second line:
+/// Four forms, one per purpose. A layer traces a step where it computes it, without a second line,
+/// with a Component (a tensor passes through it; an lvalue may be traced as a statement too):
 /// \code
 /// constexpr trace::Component traced("MultiHeadAttention");
-/// const Tensor3 q = traced(w_q.forward(x), "project queries", "Q", "batch, len_q, d_model");
+/// const Tensor3 query = traced(w_q.forward(x), "project queries", "Q", "batch, len_q, d_model");
+/// traced(sum, "x + dropout(sublayer(x))", "sum", "batch, len, d_model");
 /// \endcode
+/// A step known only by its shape (chapter 01 has no tensors) is write_step; free text is note;
+/// a level of nesting is a Scope.
 /// A Capture keeps the lines as text and as Records (component, step, tensor, shape, axes,
 /// depth), which a chapter can fold or filter without parsing the text.
 #pragma once
@@ -25,6 +29,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tfm/core/tensor.hpp"
@@ -64,21 +69,10 @@ struct Record {
   bool operator!=(const Record& other) const { return !(*this == other); }
 };
 
-/// Writes one trace line, already formatted, at the current depth (a note).
-void write_line(const std::string& text);
-
-/// Writes one step:
+/// Writes one step known by its shape (when the trace is on):
 /// `[component] what   tensor -> [shape]   (axes)`.
 void write_step(const std::string& component, const std::string& what, const std::string& tensor,
                 const std::string& shape, const std::string& axes);
-
-/// Reports one step of `component` that produced `tensor` (named `tensor_name`).
-template <class Tensor>
-inline void step(const char* component, const char* what, const char* tensor_name,
-                 const Tensor& tensor, const char* axes) {
-  if (!enabled()) return;
-  write_step(component, what, tensor_name, shape_string(tensor.shape()), axes);
-}
 
 /// The steps of one component, traced where they are computed:
 /// `traced(expression, what, name, axes)` reports the step and returns the expression's tensor.
@@ -86,13 +80,14 @@ class Component {
  public:
   /// `name` is shown in brackets on every step, e.g. `[FeedForward]`.
   constexpr explicit Component(const char* name) : name_(name) {}
-  /// Reports step `what`, which produced `tensor` (named `tensor_name`, axes `axes`), and returns
-  /// the tensor (moved, not copied).
+  /// Reports step `what`, which produced `tensor` (named `tensor_name`, axes `axes`), and hands
+  /// the tensor back as it came (a temporary as an rvalue, to be moved from, never copied). Use
+  /// the result as a value: a reference bound to a temporary's result would dangle.
   template <class Tensor>
-  Tensor operator()(Tensor tensor, const char* what, const char* tensor_name,
-                    const char* axes) const {
-    step(name_, what, tensor_name, tensor, axes);
-    return tensor;
+  Tensor&& operator()(Tensor&& tensor, const char* what, const char* tensor_name,
+                      const char* axes) const {
+    if (enabled()) write_step(name_, what, tensor_name, shape_string(tensor.shape()), axes);
+    return std::forward<Tensor>(tensor);
   }
   /// The component's name.
   constexpr const char* name() const { return name_; }

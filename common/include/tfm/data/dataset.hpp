@@ -3,7 +3,7 @@
 /// decoder targets — and the order in which batches are drawn.
 ///
 /// The three datasets of the book build this same Batch:
-/// toy_translation.hpp (reference 001's German -> English pairs), copy_task.hpp (the Annotated
+/// toy_translation.hpp (reference 001's German -> English pairs), copy_sequences.hpp (the Annotated
 /// Transformer's first example) and vowel_restoration.hpp (reference 002's task).
 #pragma once
 

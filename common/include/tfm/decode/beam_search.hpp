@@ -60,4 +60,10 @@ float length_penalty(std::size_t length, float alpha);
 /// length_penalty.
 BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOptions& options = {});
 
+/// Tokens from a model, the way every tfm::Task generates them: src `[B, S]` -> `[B, T]` by
+/// greedy_decode for `beam` = 1 (or 0), else the best hypothesis of beam_search with `beam`
+/// beams, both under `options`.
+TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam,
+                  const DecodeOptions& options);
+
 }  // namespace tfm

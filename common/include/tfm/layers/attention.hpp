@@ -19,19 +19,19 @@ class ScaledDotProductAttention {
   /// row gives uniform weights instead of NaN (as `masked_fill(mask == 0, -1e9)` does).
   static constexpr float kMaskedScore = -1e9f;
 
-  /// q `[B, H, Lq, d_k]`, k `[B, H, Lk, d_k]`, v `[B, H, Lk, d_v]`, mask `[B, Lq, Lk]` (shared by
+  /// query `[B, H, Lq, d_k]`, key `[B, H, Lk, d_k]`, value `[B, H, Lk, d_v]`, mask `[B, Lq, Lk]` (shared by
   /// the heads) or nullptr -> context `[B, H, Lq, d_v]`:
   /// softmax(Q Kᵀ / sqrt(d_k), blocked positions filled with -1e9) V.
-  /// Keeps q, k, v, the mask and the weights for backward (under NoGrad: nothing).
-  Tensor4 forward(const Tensor4& q, const Tensor4& k, const Tensor4& v, const Mask* mask = nullptr);
+  /// Keeps query, key, value, the mask and the weights for backward (under NoGrad: nothing).
+  Tensor4 forward(const Tensor4& query, const Tensor4& key, const Tensor4& value, const Mask* mask = nullptr);
 
   /// The gradients of the loss with respect to forward's three inputs.
   struct Grads {
-    Tensor4 q;  ///< dL/dq `[B, H, Lq, d_k]`
-    Tensor4 k;  ///< dL/dk `[B, H, Lk, d_k]`
-    Tensor4 v;  ///< dL/dv `[B, H, Lk, d_v]`
+    Tensor4 query;  ///< dL/dquery `[B, H, Lq, d_k]`
+    Tensor4 key;  ///< dL/dkey `[B, H, Lk, d_k]`
+    Tensor4 value;  ///< dL/dvalue `[B, H, Lk, d_v]`
   };
-  /// d_context `[B, H, Lq, d_v]` -> dq `[B, H, Lq, d_k]`, dk `[B, H, Lk, d_k]`, dv `[B, H, Lk, d_v]`.
+  /// d_context `[B, H, Lq, d_v]` -> d_query `[B, H, Lq, d_k]`, d_key `[B, H, Lk, d_k]`, d_value `[B, H, Lk, d_v]`.
   Grads backward(const Tensor4& d_context);
 
   /// The attention weights of the last forward (with gradients on), `[B, H, Lq, Lk]`; every row
@@ -39,7 +39,7 @@ class ScaledDotProductAttention {
   const Tensor4& weights() const { return weights_; }
 
  private:
-  Tensor4 q_, k_, v_;  // forward's inputs, for the gradients of the two products
+  Tensor4 query_, key_, value_;  // forward's inputs, for the gradients of the two products
   Tensor4 weights_;    // softmax output A, for dV = Aᵀ dC and the softmax backward
   Mask mask_;          // forward's mask (empty if none): blocked scores get no gradient
   bool has_mask_ = false;

@@ -31,7 +31,7 @@ class FeedForward {
 
   /// x `[B, L, d_model]` -> `[B, L, d_model]`, through a hidden layer `[B, L, d_ff]`.
   Tensor3 forward(const Tensor3& x);
-  /// d_output `[B, L, d_model]` -> dx `[B, L, d_model]`; accumulates the gradients of both linears.
+  /// d_output `[B, L, d_model]` -> d_x `[B, L, d_model]`; accumulates the gradients of both linears.
   Tensor3 backward(const Tensor3& d_output);
 
   /// Training (random dropout masks) or evaluation (dropout is the identity).

@@ -25,8 +25,8 @@ class LayerNorm {
 
   /// x `[B, L, d]` -> y `[B, L, d]`. Keeps x̂ and 1/σ of every row for backward.
   Tensor3 forward(const Tensor3& x);
-  /// dy `[B, L, d]` -> dx `[B, L, d]`; accumulates dweight = Σ dy ⊙ x̂ and dbias = Σ dy.
-  Tensor3 backward(const Tensor3& dy);
+  /// d_y `[B, L, d]` -> d_x `[B, L, d]`; accumulates dweight = Σ d_y ⊙ x̂ and dbias = Σ d_y.
+  Tensor3 backward(const Tensor3& d_y);
 
   /// Registers `weight` and `bias`.
   void collect_parameters(ParameterList& list);

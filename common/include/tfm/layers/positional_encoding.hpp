@@ -32,7 +32,7 @@ class PositionalEncoding {
   /// encoding of its true position (reference 002 gave every new token position 0).
   /// Throws ShapeError if x's last axis is not d_model or offset + L exceeds max_len.
   ///
-  /// No backward is needed: d(x + pe)/dx is the identity and the table is not trained, so the
+  /// No backward is needed: d(x + pe)/d_x is the identity and the table is not trained, so the
   /// gradient flows through unchanged.
   void add_to(Tensor3& x, std::size_t offset = 0) const;
 

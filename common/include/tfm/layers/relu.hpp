@@ -14,8 +14,8 @@ class ReLU {
   Tensor3 forward(Tensor3&& x);
   /// The same on a copy of `x`.
   Tensor3 forward(const Tensor3& x) { return forward(Tensor3(x)); }
-  /// dy `[B, L, d]` -> dx `[B, L, d]`: the gradient passes where the input was positive.
-  Tensor3 backward(const Tensor3& dy);
+  /// d_y `[B, L, d]` -> d_x `[B, L, d]`: the gradient passes where the input was positive.
+  Tensor3 backward(const Tensor3& d_y);
 
  private:
   ByteTensor3 positive_;  // 1 where forward's input was > 0: the entries the gradient passes

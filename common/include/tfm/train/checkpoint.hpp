@@ -10,20 +10,17 @@
 /// DIR/parameters/<name>.npy            float32, e.g. parameters/encoder.layers.0.self_attn.w_q.weight.npy
 /// DIR/optimizer/state.txt              steps=N        (only with an optimizer)
 /// DIR/optimizer/<name>.m.npy, .v.npy   Adam's first and second moments
-/// DIR/extra/<name>                     text files a task keeps with its model (optional), e.g.
-///                                      the translation project's tokenizer
+/// DIR/files/<name>                     the header's extra files, e.g. a project's tokenizer (optional)
 /// \endcode
 ///
 /// The parameter names are PyTorch `state_dict` names, so `tools/checkpoint_interop.py` moves a
 /// checkpoint into a PyTorch model (and back) by name, with `numpy.load` / `numpy.save`.
 ///
-/// Writing is atomic: everything goes to a fresh directory beside DIR (`DIR.saving.<pid>.<n>`),
-/// which then replaces DIR by two renames, so a save that fails (a full disk, a bad name) leaves
-/// the previous checkpoint as it was. Were the process killed exactly between the two renames,
-/// the previous checkpoint would survive as `DIR.previous.<pid>.<n>`. Such leftovers of a run
-/// that was killed are removed by the next save into the same directory
-/// (remove_dead_leftovers()), and a read of a missing DIR points at a surviving
-/// `DIR.previous.<pid>.<n>`.
+/// config.txt's format is checkpoint_config.hpp's. Writing is atomic (io/safe_directory.hpp): a
+/// save that fails (a full disk, a bad name) leaves the previous checkpoint as it was, the
+/// leftovers of a save that was killed are removed by the next save beside them, and a read of a
+/// missing DIR points at a surviving `DIR.previous.<pid>.<n>`. Checkpoints written before the
+/// extra files existed have no `files/` and load as before.
 ///
 /// Reading checks everything before changing anything: a missing, extra, truncated or
 /// wrongly-shaped parameter, a NaN or an infinity in any tensor, a malformed configuration, one
@@ -38,11 +35,9 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "tfm/core/parameter.hpp"
@@ -61,50 +56,35 @@ class CheckpointError : public std::runtime_error {
 
 /// What a checkpoint says about the model besides its weights.
 struct CheckpointHeader {
-  /// The header of a model with these vocabularies and (optionally) extra files.
-  CheckpointHeader(Config model_config, Vocabulary source, Vocabulary target,
-                   std::map<std::string, std::string> files = {})
-      : config(std::move(model_config)), src_vocabulary(std::move(source)),
-        tgt_vocabulary(std::move(target)), extra_files(std::move(files)) {}
-
   Config config;              ///< the model's configuration
   Vocabulary src_vocabulary;  ///< what the encoder reads
   Vocabulary tgt_vocabulary;  ///< what the decoder writes
-  /// Text files kept with the model, by file name (DIR/extra/<name>): what a task needs to turn
-  /// text into the vocabulary's symbols the way it was trained, e.g. a subword tokenizer.
-  std::map<std::string, std::string> extra_files;
+  /// Named extra files saved and loaded with the model, name -> bytes (e.g. the tokenizer a
+  /// project trained with, so that `--load` reads text as training did). A name is a plain file
+  /// name: not empty, not starting with '.', without '/' or a zero byte.
+  std::map<std::string, std::string> files = {};
 };
+
+/// The most bytes one extra file of a checkpoint may hold when it is read back: 64 MiB.
+inline constexpr std::size_t kMaxCheckpointFileBytes = std::size_t{64} << 20;
 
 /// Writes a checkpoint of `params` (and of `optimizer`'s state, unless null) to `dir`, atomically.
 /// `dir` may already hold a checkpoint, which is replaced; any other existing file or non-empty
 /// directory is refused (a typo must not delete a folder). Also refused, before anything is
-/// written: a vocabulary larger than the configuration's vocabulary size, and a parameter or
-/// extra file name that cannot be a file name (empty, starting with '.', containing '/') or a
-/// parameter registered twice.
+/// written: a vocabulary larger than the configuration's vocabulary size, and a parameter name
+/// that cannot be a file name (empty, starting with '.', containing '/') or is registered twice,
+/// and an extra file whose name is not a plain file name.
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer = nullptr);
-
-/// What TrainingOptions::checkpoint needs for the paper's periodic checkpoints: saves
-/// `prefix-step<S>` (optimizer state included) and returns "saved ..."; a save that fails returns
-/// a warning instead of throwing, since one lost snapshot must not cost the whole run.
-std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,
-                                                                  const CheckpointHeader& header,
-                                                                  const ParameterList& params,
-                                                                  const Adam& optimizer);
-
-/// save_checkpoint(dir, ...); if that fails, the same checkpoint is written to `rescue_dir`
-/// instead, so that what was trained (an hour, maybe) is not lost to a full disk or a directory
-/// that vanished, and CheckpointError is thrown with both messages and the place it was saved.
-void save_checkpoint_or_rescue(const std::string& dir, const std::string& rescue_dir,
-                               const CheckpointHeader& header, const ParameterList& params,
-                               const Adam* optimizer = nullptr);
 
 /// Throws CheckpointError naming the problem if save_checkpoint could not write to `dir`: a file
 /// or a non-empty directory that holds no checkpoint, or a parent that is missing, not a
 /// directory, or not writable. Lets a program refuse a bad `--save` before training, not after.
 void check_checkpoint_destination(const std::string& dir);
 
-/// Reads the configuration, vocabularies and extra files of the checkpoint in `dir`. An unknown, repeated or
+/// Reads the configuration, the vocabularies and the extra files of the checkpoint in `dir`. An
+/// extra file that is not a regular file, or larger than kMaxCheckpointFileBytes, is a
+/// CheckpointError naming it. An unknown, repeated or
 /// malformed configuration line is a CheckpointError naming the file and the line, and so is a
 /// missing key that defines the network (sizes, layers, heads, biases, shared embedding,
 /// max_len). A missing training key (a checkpoint written before the key existed) keeps
@@ -113,20 +93,10 @@ void check_checkpoint_destination(const std::string& dir);
 /// it exists.
 CheckpointHeader read_checkpoint_header(const std::string& dir);
 
-/// The reader of config.txt on its text: `name` names the file in the messages. Checks every
-/// line (key=value of a known key, each once, finite numbers), that every model key is there,
-/// Config::validate(), and that the model keys equal the "# model as saved:" record when the
-/// file has one. Throws CheckpointError naming the file, the line and the key. For
-/// read_checkpoint_header and the fuzz target.
-Config parse_checkpoint_config(const std::string& text, const std::string& name);
-
-/// Removes what saves killed earlier left in the directory that holds `dir`. These are
-/// `NAME.saving.<pid>.<n>` and `NAME.previous.<pid>.<n>` beside any checkpoint NAME that is in
-/// place (`dir` itself, or the step checkpoints --save-every writes beside it). Only exactly so
-/// named, real directories (not symbolic links) that hold nothing but checkpoint files, of a
-/// `pid` for which `kill(pid, 0)` fails with ESRCH. Without NAME in place nothing of it is
-/// removed: a `.previous` copy is then the only copy. Returns the removed paths.
-/// save_checkpoint() calls it before writing and after the swap; a program may call it at start.
+/// Removes what saves killed earlier left beside the checkpoint `dir` (and beside the step
+/// checkpoints --save-every writes next to it): tfm::remove_dead_leftovers for checkpoint
+/// directories. Returns the removed paths. save_checkpoint() calls it before writing and after
+/// the swap; a program may call it at start.
 std::vector<std::string> remove_dead_leftovers(const std::string& dir);
 
 /// Copies the weights saved in `dir` into `params`, after checking that every registered

@@ -1,6 +1,7 @@
 /// \file trainer.hpp
-/// \brief Chapter 11: the training loop — forward, loss, backward, clip, Adam — with a progress
-/// bar, held-out evaluation at intervals, a step or time budget, and a guard against NaN/Inf.
+/// \brief Chapter 11: the training loop — one step is forward, loss, backward, clip, Adam — with a
+/// progress bar, held-out evaluation at intervals, a step or time budget, and a guard against
+/// NaN/Inf. Its report (summary line, loss curve) is training_report.hpp's, resuming resume.hpp's.
 #pragma once
 
 #include <cstddef>
@@ -58,24 +59,16 @@ struct TrainingHistory {
   double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0.0; }
 };
 
-/// Draws the training loss (and the held-out loss where it was measured) against the step, on a
-/// logarithmic axis, as an SVG line chart titled `title`.
-void write_loss_curve_svg(const std::string& path, const TrainingHistory& history,
-                          const std::string& title);
-
-/// Prepares a model and an optimizer loaded from a checkpoint to go on exactly as the saved run
-/// would have: every Dropout skips the masks of the optimizer's steps_taken() steps (one
-/// training forward each). The model must have been built with the saved run's seed. The
-/// batches need nothing: train() asks for batch steps_taken() next.
-void resume_training(Transformer& model, const Adam& optimizer);
-
-/// One line that sums up a run: steps, seconds, threads, tokens per second, first and last training loss,
-/// the last held-out loss, and the OpenBLAS kernels the products ran on.
-std::string summary(const TrainingHistory& history);
-
 /// Mean cross-entropy (no label smoothing, pad ignored) of `model` in evaluation mode over
 /// `batches`, weighted by their counted tokens. Leaves the model in evaluation mode.
 double evaluate_loss(Transformer& model, const std::vector<Batch>& batches);
+
+/// One training step on `batch`: forward, cross-entropy (`loss`, with its label smoothing),
+/// backward through every layer, gradients clipped to `options.clip_norm`, and an Adam step at
+/// the schedule's rate for step optimizer.steps_taken() + 1. `params` are the model's. Returns the
+/// loss. Throws TrainingError, naming the step, for a non-finite loss or gradient.
+float train_step(Transformer& model, const ParameterList& params, Adam& optimizer, CrossEntropy& loss,
+                 const Batch& batch, const TrainingOptions& options);
 
 /// Trains `model` with `optimizer` (built on the model's parameters) until the budget of
 /// `options` is spent, printing progress to `out` (a self-rewriting bar when `interactive`,

@@ -1,4 +1,4 @@
-/// \file copy_task.hpp
+/// \file copy_sequences.hpp
 /// \brief Chapter 02: the copy task, the Annotated Transformer's first example — the target is
 /// the source itself, so a model that learns it has learned to move information from the
 /// encoder to the decoder.
@@ -21,11 +21,11 @@
 namespace tfm {
 
 /// Random sequences to be copied; one Vocabulary of words "1" .. "num_symbols" for both sides.
-class CopyTask {
+class CopySequences {
  public:
   /// Symbols "1" .. "num_symbols" (ids 4 .. num_symbols + 3), sequences of `length` symbols.
   /// The defaults are the Annotated Transformer's: 10 symbols, length 10.
-  explicit CopyTask(std::size_t num_symbols = 10, std::size_t length = 10);
+  explicit CopySequences(std::size_t num_symbols = 10, std::size_t length = 10);
 
   /// The special tokens plus "1" .. "num_symbols"; source and target share it.
   const Vocabulary& vocabulary() const { return vocabulary_; }

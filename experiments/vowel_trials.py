@@ -1,25 +1,28 @@
 #!/usr/bin/python3
-"""Chapter 11's vowel-restoration trials: each trial is one command of ch11_train_test; this script
-runs them, reads what the program wrote (results_vowels.txt and its summary line), keeps one row
-per trial in chapters/11_train_test/trials.tsv and renders that file as the plain-text tables the
-chapter's page includes (trials.txt, recipe.txt). Nothing in those files is typed by hand.
+"""The lab's vowel-restoration trials: each trial is one command of chapter 11's program; this
+script runs them, reads what the program wrote (results_vowels.txt and its summary line) and what
+the lab's vowel_word_kinds says of the trial's checkpoint, keeps one row per trial in
+experiments/trials.tsv and renders that file as the plain-text tables the book includes
+(recorded_trials.txt and recorded_recipe_checks.txt on the lab's page, recorded_recipe.txt on
+chapter 11's). Nothing in those files is typed by hand.
 
 Usage:
-  tools/vowel_trials.py list                      every trial and its command
-  tools/vowel_trials.py run ID [ID ...]           run the trials (training then testing), record them
-  tools/vowel_trials.py record ID WORK_DIR        record a run of the trial's exact command made by
+  experiments/vowel_trials.py list                      every trial and its command
+  experiments/vowel_trials.py run ID [ID ...]           run the trials (training then testing), record them
+  experiments/vowel_trials.py record ID WORK_DIR        record a run of the trial's exact command made by
                                                   hand in WORK_DIR (see below), without running it
-  tools/vowel_trials.py retest ID [ID ...]        test the weights a row was measured from again with the
+  experiments/vowel_trials.py retest ID [ID ...]        test the weights a row was measured from again with the
                                                   current program, for columns added since (same --work)
-  tools/vowel_trials.py pace                      time the recipe's steps and tests on this machine, which
+  experiments/vowel_trials.py pace                      time the recipe's steps and tests on this machine, which
                                                   must be otherwise idle (keeps recipe_pace.tsv)
-  tools/vowel_trials.py render                    rewrite recorded_trials.txt and recorded_recipe.txt from trials.tsv
-  tools/vowel_trials.py check                     exit 1 if those two files are out of date
+  experiments/vowel_trials.py render                    rewrite the three recorded_*.txt files from trials.tsv
+  experiments/vowel_trials.py check                     exit 1 if they are out of date
 
-Options: --keep (record: leave the checkpoint rows already in trials.tsv as they are), --exe PATH (default build/bin/ch11_train_test), --work DIR (default /tmp/vowel-trials),
---time-machine FILE (the Time Machine trials' corpus; they are skipped without it), --book FILE
-(the other book every trial is also tested on; default: Debian's copy of The Adventures of Tom
-Sawyer, package golang-github-klauspost-compress-dev).
+Options: --keep (record: leave the checkpoint rows already in trials.tsv as they are), --exe PATH
+(default build/bin/ch11_train_test; build/bin/vowel_word_kinds is looked for beside it), --work DIR
+(default /tmp/vowel-trials), --time-machine FILE (the Time Machine trials' corpus; they are skipped
+without it), --test-corpus FILE (the other text every trial is also tested on; default: Debian's
+copy of The Adventures of Tom Sawyer, package golang-github-klauspost-compress-dev).
 
 Time. A trial's wall time depends on what else the machine runs; its CPU time does not, much. The
 tables give "idle minutes on 2 cores" = the process's CPU time (user + system) / 2, which is what
@@ -37,7 +40,7 @@ that command, and is measured by testing the checkpoint (`--load`); its time is 
 parent's.
 
 `record ID WORK_DIR`: WORK_DIR holds what the trial's command (`list` prints it; run it in
-WORK_DIR, with --save WORK_DIR/ck) wrote: results_vowels.txt, the program's output as log.txt,
+WORK_DIR, with --save WORK_DIR/ck, which the word-kind analysis reads) wrote: results_vowels.txt, the program's output as log.txt,
 and cpu.txt, lines "unix-time cpu-ticks load" sampled every few seconds while it ran (the ticks
 are fields 14 + 15 of /proc/PID/stat, 100 per second); without cpu.txt, the run's time is the
 training's own, from the summary line of results_vowels.txt. A run that has not finished gives its
@@ -54,15 +57,16 @@ import time
 
 from machine import cpu_name
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGE_DIR = os.path.join(ROOT, "chapters", "11_train_test")
-TSV = os.path.join(PAGE_DIR, "trials.tsv")
-TXT = os.path.join(PAGE_DIR, "recorded_trials.txt")
-PACE_TSV = os.path.join(PAGE_DIR, "recipe_pace.tsv")
+LAB = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(LAB)
+TSV = os.path.join(LAB, "trials.tsv")
+TXT = os.path.join(LAB, "recorded_trials.txt")
+PACE_TSV = os.path.join(LAB, "recipe_pace.tsv")
 PACE_STEPS = 400
-RECIPE_TXT = os.path.join(PAGE_DIR, "recorded_recipe.txt")
-BOOK = "/usr/share/gocode/src/github.com/klauspost/compress/testdata/Mark.Twain-Tom.Sawyer.txt"
-BOOK_NAME = "The Adventures of Tom Sawyer"
+RECIPE_TXT = os.path.join(LAB, "recorded_recipe.txt")  # chapter 11's page: the recipe
+CHECKS_TXT = os.path.join(LAB, "recorded_recipe_checks.txt")  # the lab's page: on both corpora, by word
+TEST_CORPUS = "/usr/share/gocode/src/github.com/klauspost/compress/testdata/Mark.Twain-Tom.Sawyer.txt"
+TEST_CORPUS_NAME = "The Adventures of Tom Sawyer"
 DEFAULT_STEPS = 1600   # the task's default budget (chapter 11's default run)
 WINDOW, BATCH = 40, 64  # characters per window; the default batch
 
@@ -122,17 +126,17 @@ TRIALS += long_run("smooth-tm", "time-machine", "the fourth candidate on The Tim
                    "the second candidate with label smoothing 0.1", SMOOTH_MODEL, SMOOTH_STEPS)
 BY_ID = {t["id"]: t for t in TRIALS}
 
-# The held-out vowels by the kind of word they lie in (the program's second table): the share of
+# The held-out vowels by the kind of word they lie in (what vowel_word_kinds prints): the share of
 # each kind and how many of them the model restores, and its accuracy were every seen word right.
 KINDS = [("seen", "in a word of the training text, whole"), ("unseen", "in a word never seen in training, whole"),
          ("cut", "in a word cut by the window's edge")]
 KIND_COLUMNS = [c for kind, _ in KINDS for c in (kind + "_share", kind)] + ["seen_right"]
 COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load", "cpu",
-           "vowels", "characters", "sentences", "book_vowels",
-           "base_e", "base_1", "base_2", "base_3", "book_base_3"] + KIND_COLUMNS + ["source"]
+           "vowels", "characters", "sentences", "test_corpus_vowels",
+           "base_e", "base_1", "base_2", "base_3", "test_corpus_base_3"] + KIND_COLUMNS + ["source"]
 
 
-def command(trial, exe, time_machine, book):
+def command(trial, exe, time_machine, test_corpus):
     """The trial's command line (the program's arguments after its name)."""
     args = ["--task", "vowels"]
     if trial["corpus"] == "time-machine":
@@ -140,13 +144,13 @@ def command(trial, exe, time_machine, book):
     args += trial["args"]
     if "--steps" not in args:
         args += ["--steps", str(DEFAULT_STEPS)]
-    args += ["--eval-every", "400", "--test-corpus", book or BOOK]
+    args += ["--eval-every", "400", "--test-corpus", test_corpus or TEST_CORPUS]
     return [exe] + args
 
 
 def shown_command(trial):
     """The command as the page shows it: the program's path in the build tree, short file names."""
-    cmd = command(trial, "./build/bin/ch11_train_test", "timemachine.txt", BOOK)
+    cmd = command(trial, "./build/bin/ch11_train_test", "timemachine.txt", TEST_CORPUS)
     return " ".join(cmd)
 
 
@@ -168,21 +172,21 @@ def scores(section):
 
 
 def parse_results(text):
-    held, _, book = text.partition("\nAnother book, ")
-    s, b = scores(held), scores(book)
+    held, _, other = text.partition("\nAnother text, ")  # the --test-corpus section
+    s, b = scores(held), scores(other)
     model = "this model, letters of the input kept (default)"
     base = [k for k in s if k.startswith("baseline: ")]
     row = {"vowels": s[model][1], "characters": s[model][0],
            "sentences": "%d/3" % held.count("(correct)"),
-           "book_vowels": b[model][1] if b else "-"}
+           "test_corpus_vowels": b[model][1] if b else "-"}
     for key, name in zip(["base_e", "base_1", "base_2", "base_3"], base):
         row[key] = s[name][1]
-    row["book_base_3"] = b[base[3]][1] if b else "-"
-    for kind, label in KINDS:  # absent from results written before the program printed them
-        m = re.search(r"^  %s\s+([0-9.]+)\s+([0-9.]+)\s" % re.escape(label), held, re.M)
+    row["test_corpus_base_3"] = b[base[3]][1] if b else "-"
+    for kind, label in KINDS:  # from vowel_word_kinds; absent without a checkpoint
+        m = re.search(r"^  %s\s+([0-9.]+)\s+([0-9.]+)\s" % re.escape(label), text, re.M)
         if m:
             row[kind + "_share"], row[kind] = m.group(1), m.group(2)
-    m = re.search(r"the model would\nrestore ([0-9.]+) of the hidden vowels", held)
+    m = re.search(r"the model would\nrestore ([0-9.]+) of the hidden vowels", text)
     if m:
         row["seen_right"] = m.group(1)
     return row
@@ -230,29 +234,48 @@ def make_row(trial, results, cpu, wall, load, source):
 # ---------------------------------------------------------------------------------------------
 # Running
 
+def children_cpu():
+    """CPU seconds (user + system) of every child process that has ended so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_trial(trial, opts, rows):
     work = os.path.join(opts["work"], trial["id"])
     os.makedirs(work, exist_ok=True)
-    cmd = command(trial, opts["exe"], opts["time_machine"], opts["book"])
+    cmd = command(trial, opts["exe"], opts["time_machine"], opts["test_corpus"])
+    cmd += ["--save", os.path.join(work, "ck")]  # the word-kind analysis reads the trained weights
     if trial.get("save_every"):
-        cmd += ["--save", os.path.join(work, "ck"), "--save-every", str(trial["save_every"])]
+        cmd += ["--save-every", str(trial["save_every"])]
     print("running:", " ".join(cmd), flush=True)
-    start = time.time()
+    start, before = time.time(), children_cpu()
     loads = []
     with open(os.path.join(work, "log.txt"), "w") as log:
         proc = subprocess.Popen(cmd, cwd=work, stdout=log, stderr=subprocess.STDOUT)
         while proc.poll() is None:
             loads.append(os.getloadavg()[0])
             time.sleep(5)
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         sys.exit("%s failed (exit %d); see %s/log.txt" % (trial["id"], proc.returncode, work))
-    cpu = usage.ru_utime + usage.ru_stime - opts["cpu_before"]
-    opts["cpu_before"] = usage.ru_utime + usage.ru_stime
+    cpu = children_cpu() - before
     results = open(os.path.join(work, "results_vowels.txt")).read()
+    results += word_kinds(trial, os.path.join(work, "ck"), opts)
     store(rows, make_row(trial, results, cpu, time.time() - start,
                          sum(loads) / max(1, len(loads)), "run by vowel_trials.py run"))
     record_children(trial, work, opts, rows, cpu)
+
+
+def word_kinds(trial, ckpt, opts):
+    """What the lab's vowel_word_kinds prints of the checkpoint `ckpt` (the held-out vowels by the
+    kind of word they lie in), for parse_results; "" if the checkpoint is missing."""
+    if not os.path.isdir(ckpt):
+        return ""
+    exe = os.path.join(os.path.dirname(opts["exe"]), "vowel_word_kinds")
+    cmd = [exe, "--load", ckpt]
+    if trial["corpus"] == "time-machine":
+        cmd += ["--corpus", opts["time_machine"] or "timemachine.txt"]
+    print("analysing:", " ".join(cmd), flush=True)
+    return "\n" + subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
 
 
 def record_children(parent, work, opts, rows, parent_cpu, samples=None):
@@ -286,12 +309,12 @@ def test_checkpoint(trial, ckpt, opts):
     trial's corpus."""
     work = os.path.join(opts["work"], trial["id"] + "-test")
     os.makedirs(work, exist_ok=True)
-    cmd = command(trial, opts["exe"], opts["time_machine"], opts["book"])
+    cmd = command(trial, opts["exe"], opts["time_machine"], opts["test_corpus"])
     cmd = cmd[:cmd.index("--set") if "--set" in cmd else cmd.index("--steps")] + [
-        "--load", ckpt, "--test-corpus", opts["book"] or BOOK]  # its corpus; the model is the checkpoint's
+        "--load", ckpt, "--test-corpus", opts["test_corpus"] or TEST_CORPUS]  # its corpus; the model is the checkpoint's
     print("testing:", " ".join(cmd), flush=True)
     subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, check=True)
-    return open(os.path.join(work, "results_vowels.txt")).read()
+    return open(os.path.join(work, "results_vowels.txt")).read() + word_kinds(trial, ckpt, opts)
 
 
 def retest(trial, opts, rows):
@@ -303,7 +326,7 @@ def retest(trial, opts, rows):
     if trial["id"] not in rows or not os.path.isdir(ckpt):
         sys.exit("retest %s: needs its row in trials.tsv and its weights in %s" % (trial["id"], ckpt))
     old, new = rows[trial["id"]], parse_results(test_checkpoint(trial, ckpt, opts))
-    changed = [k for k in ("vowels", "sentences", "book_vowels") if old[k] != new[k]]
+    changed = [k for k in ("vowels", "sentences", "test_corpus_vowels") if old[k] != new[k]]
     if changed:
         sys.exit("retest %s: %s differ from the row (%s); not recorded" % (
             trial["id"], ", ".join(changed), ", ".join("%s -> %s" % (old[k], new[k]) for k in changed)))
@@ -315,7 +338,7 @@ def measure_pace(opts):
     otherwise idle) and keeps them in recipe_pace.tsv, with the CPU and the thread count."""
     work = os.path.join(opts["work"], "pace")
     os.makedirs(work, exist_ok=True)
-    cmd = command(BY_ID[RECIPE_IDS[0]], opts["exe"], None, opts["book"])
+    cmd = command(BY_ID[RECIPE_IDS[0]], opts["exe"], None, opts["test_corpus"])
     cmd[cmd.index("--steps") + 1] = str(PACE_STEPS)
     print("timing:", " ".join(cmd), flush=True)
     start = time.time()
@@ -379,8 +402,8 @@ def render(rows):
         if not mine:
             continue
         out.append("Trained and tested on %s; 500 held-out windows of 40 characters." % CORPUS_NAMES[corpus])
-        out.append("Also tested on %s (a book it never saw), with the same windows for every trial."
-                   % BOOK_NAME)
+        out.append("Also tested on %s (a text it never saw), with the same windows for every trial."
+                   % TEST_CORPUS_NAME)
         out.append("")
         head = "%-18s %5s %8s %8s %9s %11s  %s" % ("trial", "steps", "idle min", "vowels", "sentences",
                                                   "Tom Sawyer", "settings (beyond --task vowels)")
@@ -391,14 +414,14 @@ def render(rows):
             settings = " ".join(a for a in t["args"] if a not in ("--steps", str(steps_of(t)))).replace(
                 "--set ", "") or "(the default model)"
             out.append("%-18s %5s %8s %8s %9s %11s  %s" % (r["id"], r["steps"], r["idle_minutes"], r["vowels"],
-                                                          r["sentences"], r["book_vowels"], settings))
+                                                          r["sentences"], r["test_corpus_vowels"], settings))
         base = next((r for r in reversed(mine) if r["base_3"] != "-"), None)
         if base:
             out.append("")
             out.append("The baselines on the same windows (vowels): most frequent vowel %s; given 1, 2, 3 "
                        "letters on each side %s, %s, %s; on %s, 3 letters: %s."
-                       % (base["base_e"], base["base_1"], base["base_2"], base["base_3"], BOOK_NAME,
-                          base["book_base_3"]))
+                       % (base["base_e"], base["base_1"], base["base_2"], base["base_3"], TEST_CORPUS_NAME,
+                          base["test_corpus_base_3"]))
         out.append("Where each row comes from: " + "; ".join(sources(mine)) + ".")
         out.append("")
     out.append("idle min: the run's CPU time / 2, i.e. minutes on two otherwise idle cores (the machine was")
@@ -409,7 +432,42 @@ def render(rows):
 GOAL = 0.92  # the held-out vowel accuracy the longer run aims at (with 3/3 of reference 002's sentences)
 
 
+def pace_lines(trial):
+    """How long the trial's steps take on the idle machine `pace` timed them on."""
+    pace = load_pace()
+    if not pace:
+        return ["#   (not timed yet)"]
+    minutes = (steps_of(trial) * float(pace["seconds_per_step"]) + float(pace["other_seconds"])) / 60
+    return ["#   time on an idle %s, %s threads, OpenBLAS %s kernels: %s s a step (timed over %d steps),"
+            % (pace["cpu"], pace["threads"], pace["kernels"], pace["seconds_per_step"], PACE_STEPS),
+            "#   %s s to start and test, so %.1f minutes" % (pace["other_seconds"], minutes)]
+
+
+def standing(r):
+    """Where a row's held-out accuracy stands against the 2- and 3-letter rules, in words."""
+    accuracy = float(r["vowels"])
+    above2, above3 = accuracy > float(r["base_2"]), accuracy > float(r["base_3"])
+    return ("above the 2- and 3-letter rules" if above2 and above3 else
+            "above the 2-letter rule, below the 3-letter one" if above2 else "below the 2- and 3-letter rules")
+
+
 def render_recipe(rows):
+    """Chapter 11's record of its one longer recipe: the command, what it reached, its time."""
+    t = BY_ID[RECIPE_IDS[0]]
+    out = ["# the longer recipe, on %s" % CORPUS_NAMES[t["corpus"]], shown_command(t)]
+    r = rows.get(t["id"])
+    if r:
+        out.append("#   -> held-out vowel accuracy %s (%s), reference 002's sentences %s right"
+                   % (r["vowels"], standing(r), r["sentences"]))
+        out.append("#      %s on %s, a text it never saw (3-letter rule there: %s)"
+                   % (r["test_corpus_vowels"], TEST_CORPUS_NAME, r["test_corpus_base_3"]))
+    else:
+        out.append("#   (not measured yet)")
+    return "\n".join(out + pace_lines(t)) + "\n"
+
+
+def render_recipe_checks(rows):
+    """The lab's record of the recipe: on both corpora, against the goal, and by kind of word."""
     out = []
     for tid in RECIPE_IDS:
         t = BY_ID[tid]
@@ -419,40 +477,30 @@ def render_recipe(rows):
         r = rows.get(tid)
         if r:
             accuracy = float(r["vowels"])
-            above2, above3 = accuracy > float(r["base_2"]), accuracy > float(r["base_3"])
-            standing = ("above the 2- and 3-letter rules" if above2 and above3 else
-                        "above the 2-letter rule, below the 3-letter one" if above2 else
-                        "below the 2- and 3-letter rules")
             out.append("#   -> held-out vowel accuracy %s (%s the goal of %.2f; %s), reference 002's "
                        "sentences %s right" % (r["vowels"], "reaches" if accuracy >= GOAL else "short of",
-                                                GOAL, standing, r["sentences"]))
-            out.append("#      %s on %s (3-letter rule there: %s)" % (r["book_vowels"], BOOK_NAME, r["book_base_3"]))
+                                                GOAL, standing(r), r["sentences"]))
+            out.append("#      %s on %s (3-letter rule there: %s)" % (r["test_corpus_vowels"], TEST_CORPUS_NAME,
+                                                                    r["test_corpus_base_3"]))
             if r.get("seen_right", "-") != "-":
                 out.append("#      the held-out vowels by word: %s" % "; ".join(
                     "%s %s of them, %s restored" % (kind, r[kind + "_share"], r[kind]) for kind, _ in KINDS))
                 out.append("#      were every vowel of the seen words right: %s" % r["seen_right"])
-        pace = load_pace()
-        if pace:
-            steps = steps_of(t)
-            minutes = (steps * float(pace["seconds_per_step"]) + float(pace["other_seconds"])) / 60
-            out.append("#   time on an idle %s, %s threads, OpenBLAS %s kernels: %s s a step (timed over %d steps),"
-                       % (pace["cpu"], pace["threads"], pace["kernels"], pace["seconds_per_step"],
-                          PACE_STEPS))
-            out.append("#   %s s to start and test, so %.1f minutes" % (pace["other_seconds"], minutes))
         else:
             out.append("#   (not measured yet)")
+        out += pace_lines(t)
         out.append("")
     return "\n".join(out)
 
 
 def main(argv):
     opts = {"exe": os.path.join(ROOT, "build", "bin", "ch11_train_test"), "work": "/tmp/vowel-trials",
-            "time_machine": None, "book": BOOK, "cpu_before": 0.0, "keep": False}
+            "time_machine": None, "test_corpus": TEST_CORPUS, "keep": False}
     args = []
     i = 0
     while i < len(argv):
         flag = argv[i]
-        if flag in ("--exe", "--work", "--time-machine", "--book"):
+        if flag in ("--exe", "--work", "--time-machine", "--test-corpus"):
             if i + 1 >= len(argv):
                 sys.exit("%s needs a value" % flag)
             opts[flag[2:].replace("-", "_")] = argv[i + 1]
@@ -505,7 +553,8 @@ def main(argv):
         else:
             sys.exit("record %s: %s has neither cpu.txt nor results_vowels.txt" % (t["id"], work))
         if os.path.exists(results_file):  # else: still running, or stopped
-            store(rows, make_row(t, open(results_file).read(), cpu, wall, load, source))
+            results = open(results_file).read() + word_kinds(t, os.path.join(work, "ck"), opts)
+            store(rows, make_row(t, results, cpu, wall, load, source))
         record_children(t, work, opts, rows, cpu, samples)
         mode = "render"
     if mode == "retest":
@@ -519,13 +568,13 @@ def main(argv):
         mode = "render"
     if mode in ("render", "check"):
         rows = load_rows()  # as stored: a run or record running at the same time may have added rows
-        want = {TXT: render(rows), RECIPE_TXT: render_recipe(rows)}
+        want = {TXT: render(rows), RECIPE_TXT: render_recipe(rows), CHECKS_TXT: render_recipe_checks(rows)}
         if mode == "check":
             stale = [p for p, text in want.items() if not os.path.exists(p) or open(p).read() != text]
             if stale:
-                print("out of date (run tools/vowel_trials.py render): " + ", ".join(stale))
+                print("out of date (run experiments/vowel_trials.py render): " + ", ".join(stale))
                 return 1
-            print("recorded_trials.txt and recorded_recipe.txt match trials.tsv")
+            print("the recorded_*.txt files match trials.tsv")
             return 0
         save_rows(rows)
         for p, text in want.items():

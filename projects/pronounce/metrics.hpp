@@ -1,5 +1,5 @@
-/// \file pronunciation_metrics.hpp
-/// \brief Chapter 11: how grapheme-to-phoneme conversion is scored — word error rate and phoneme
+/// \file metrics.hpp
+/// \brief The pronunciation project: how grapheme-to-phoneme conversion is scored — word error rate and phoneme
 /// error rate (Levenshtein distance over the reference length), against every reference
 /// pronunciation of a word.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace tfm {
+namespace pronounce {
 
 /// Levenshtein distance between two token sequences: the fewest insertions, deletions and
 /// substitutions (each costing 1) that turn `a` into `b`.
@@ -35,4 +35,4 @@ struct PronunciationScore {
   double phoneme_error_rate() const;
 };
 
-}  // namespace tfm
+}  // namespace pronounce

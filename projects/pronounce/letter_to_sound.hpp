@@ -1,5 +1,5 @@
 /// \file letter_to_sound.hpp
-/// \brief Chapter 11: Festival's letter-to-sound rules for CMUdict — one decision tree per
+/// \brief The pronunciation project: Festival's letter-to-sound rules for CMUdict — one decision tree per
 /// letter, read from Debian's `festlex-cmu` at run time — as a baseline for grapheme-to-phoneme
 /// conversion.
 ///
@@ -8,11 +8,11 @@
 /// `n.n.n.name` = +3) this one?", where `#` is the word boundary and `0` a position beyond it.
 /// A leaf names what the letter becomes: `_epsilon_` (nothing), one phone (`aa1`) or several
 /// joined by `-` (`k-s` for the x of *box*). The phones are read as the model's phonemes by
-/// tfm::stressless_phoneme (stress dropped, `ax` as `ah`), so both are scored alike. Festival
+/// pronounce::stressless_phoneme (stress dropped, `ax` as `ah`), so both are scored alike. Festival
 /// then predicts syllables and stress, which these scores ignore.
 ///
 /// Festival's rules were trained on CMUdict 0.4 — most likely on every word of it, this
-/// chapter's test words included — so their score on the test words flatters them.
+/// project's test words included — so their score on the test words flatters them.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace tfm {
+namespace pronounce {
 
 /// Where Debian's `festlex-cmu` puts the rules.
 inline constexpr const char* kCmuLtsRulesPath = "/usr/share/festival/dicts/cmu/cmu_lts_rules.scm";
@@ -55,4 +55,4 @@ class LetterToSound {
   std::map<std::string, std::int32_t> roots_;  // letter -> root node
 };
 
-}  // namespace tfm
+}  // namespace pronounce

@@ -1,9 +1,9 @@
-#include "tfm/decode/pronunciation_metrics.hpp"
+#include "pronounce/metrics.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
-namespace tfm {
+namespace pronounce {
 
 // [edit distance]
 std::size_t edit_distance(const std::vector<std::string>& a, const std::vector<std::string>& b) {
@@ -52,4 +52,4 @@ double PronunciationScore::phoneme_error_rate() const {
   return reference_phonemes == 0 ? 0.0 : static_cast<double>(phoneme_errors) / static_cast<double>(reference_phonemes);
 }
 
-}  // namespace tfm
+}  // namespace pronounce

@@ -1,65 +1,21 @@
-#include "tfm/data/pronunciations.hpp"
+#include "pronounce/pronunciations.hpp"
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 #include "tfm/core/random.hpp"
-#include "tfm/io/text_file.hpp"
 
-namespace tfm {
+namespace pronounce {
+
+using tfm::Batch;
+using tfm::kBosId;
+using tfm::kEosId;
+using tfm::kFirstSymbolId;
+using tfm::Rng;
+using tfm::TokenIds;
+using tfm::Tokenization;
+using tfm::Vocabulary;
 
 namespace {
-
-// One line of the lexicon, read left to right; every error names the file, line and column.
-class LineReader {
- public:
-  LineReader(const std::string& line, const std::string& name, std::size_t number)
-      : line_(line), where_(name + ", line " + std::to_string(number)) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw DictionaryError(where_ + ": " + what + " (column " + std::to_string(pos_ + 1) + " of '" +
-                          (line_.size() > 80 ? line_.substr(0, 80) + "..." : line_) + "')");
-  }
-  void skip_spaces() {
-    while (pos_ < line_.size() && (line_[pos_] == ' ' || line_[pos_] == '\t' || line_[pos_] == '\r')) ++pos_;
-  }
-  bool peek(char c) {
-    skip_spaces();
-    return pos_ < line_.size() && line_[pos_] == c;
-  }
-  void expect(char c, const char* what) {
-    if (!peek(c)) fail(std::string("expected '") + c + "' " + what);
-    ++pos_;
-  }
-  std::string quoted() {
-    expect('"', "to open the word");
-    const std::size_t end = line_.find('"', pos_);
-    if (end == std::string::npos) fail("the word's quote is not closed");
-    std::string word = line_.substr(pos_, end - pos_);
-    pos_ = end + 1;
-    return word;
-  }
-  std::string atom(const char* what) {
-    skip_spaces();
-    const std::size_t start = pos_;
-    while (pos_ < line_.size() && line_[pos_] != ' ' && line_[pos_] != '\t' && line_[pos_] != '(' &&
-           line_[pos_] != ')' && line_[pos_] != '"')
-      ++pos_;
-    if (pos_ == start) fail(std::string("expected ") + what);
-    return line_.substr(start, pos_ - start);
-  }
-  void expect_end() {
-    skip_spaces();
-    if (pos_ != line_.size()) fail("unexpected text after the entry");
-  }
-  const std::string& where() const { return where_; }
-
- private:
-  const std::string& line_;
-  std::string where_;
-  std::size_t pos_ = 0;
-};
 
 // FNV-1a, 64 bits: a hash that is the same everywhere (std::hash is not).
 std::uint64_t fnv1a(const std::string& text) {
@@ -85,97 +41,10 @@ void shuffle(std::vector<T>& items, Rng& rng) {
 
 }  // namespace
 
-const std::vector<std::string>& phoneme_symbols() {
-  static const std::vector<std::string> symbols = {
-      // 15 vowels
-      "aa", "ae", "ah", "ao", "aw", "ay", "eh", "er", "ey", "ih", "iy", "ow", "oy", "uh", "uw",
-      // 24 consonants
-      "b", "ch", "d", "dh", "f", "g", "hh", "jh", "k", "l", "m", "n", "ng", "p", "r", "s", "sh", "t",
-      "th", "v", "w", "y", "z", "zh"};
-  return symbols;
-}
-
-std::string stressless_phoneme(const std::string& phone) {
-  std::string p = phone;
-  while (!p.empty() && p.back() >= '0' && p.back() <= '9') p.pop_back();
-  if (p == "ax") p = "ah";  // Festival's unstressed schwa is CMUdict's AH0
-  const auto& known = phoneme_symbols();
-  if (std::find(known.begin(), known.end(), p) == known.end())
-    throw std::invalid_argument("unknown phone '" + phone + "' (not one of CMUdict's 39 phonemes, nor ax)");
-  return p;
-}
-
-// [read lexicon]
-std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text, const std::string& name) {
-  std::map<std::string, std::vector<std::vector<std::string>>> entries;
-  std::size_t number = 0, start = 0;
-  bool header = false;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(start, end - start);
-    start = end + 1;
-    ++number;
-    if (number == 1) {
-      if (line != "MNCL" && line != "MNCL\r")
-        throw DictionaryError(name + ", line 1: expected the header 'MNCL' of a Festival compiled lexicon, got '" +
-                              line.substr(0, 80) + "'");
-      header = true;
-      continue;
-    }
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // blank lines
-    LineReader in(line, name, number);
-    in.expect('(', "to open the entry");
-    std::string word = in.quoted();
-    if (word.empty()) in.fail("the word is empty");
-    for (char& c : word) {
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c < 'a' || c > 'z') in.fail("the word '" + word + "' has a character other than a letter a-z");
-    }
-    in.atom("a part of speech (e.g. nil)");
-    in.expect('(', "to open the syllables");
-    std::vector<std::string> phonemes;
-    while (!in.peek(')')) {
-      in.expect('(', "to open a syllable");
-      in.expect('(', "to open a syllable's phones");
-      if (in.peek(')')) in.fail("a syllable without phones");
-      while (!in.peek(')')) {
-        const std::string phone = in.atom("a phone");
-        try {
-          phonemes.push_back(stressless_phoneme(phone));
-        } catch (const std::invalid_argument& e) {
-          in.fail(e.what());
-        }
-      }
-      in.expect(')', "to close a syllable's phones");
-      const std::string stress = in.atom("the syllable's stress (0, 1 or 2)");
-      if (stress != "0" && stress != "1" && stress != "2") in.fail("a stress must be 0, 1 or 2, got '" + stress + "'");
-      in.expect(')', "to close a syllable");
-    }
-    in.expect(')', "to close the syllables");
-    in.expect(')', "to close the entry");
-    in.expect_end();
-    if (phonemes.empty()) in.fail("the word '" + word + "' has no phones");
-    auto& list = entries[word];
-    if (std::find(list.begin(), list.end(), phonemes) == list.end()) list.push_back(std::move(phonemes));
-  }
-  if (!header) throw DictionaryError(name + ": the dictionary is empty (no 'MNCL' header)");
-  if (entries.empty()) throw DictionaryError(name + ": the dictionary has a header but no entries");
-  std::vector<DictionaryWord> words;
-  words.reserve(entries.size());
-  for (auto& [word, pronunciations] : entries) words.push_back({word, std::move(pronunciations)});
-  return words;
-}
-// [read lexicon]
-
-std::vector<DictionaryWord> read_festival_lexicon(const std::string& path) {
-  return parse_festival_lexicon(read_text_file(path, "dictionary"), path);
-}
-
 const char* word_split_name(WordSplit split) {
   switch (split) {
     case WordSplit::kTrain: return "train";
-    case WordSplit::kDev: return "dev";
+    case WordSplit::kHeldOut: return "held-out";
     case WordSplit::kTest: return "test";
   }
   return "?";
@@ -184,7 +53,7 @@ const char* word_split_name(WordSplit split) {
 // [word split]
 WordSplit word_split(const std::string& word) {
   const std::uint64_t bucket = fnv1a(word) % 100;
-  return bucket < 90 ? WordSplit::kTrain : bucket < 95 ? WordSplit::kDev : WordSplit::kTest;
+  return bucket < 90 ? WordSplit::kTrain : bucket < 95 ? WordSplit::kHeldOut : WordSplit::kTest;
 }
 // [word split]
 
@@ -198,7 +67,7 @@ PronunciationData::PronunciationData(const std::vector<DictionaryWord>& words)
   }
   for (auto& part : parts_) {
     std::sort(part.begin(), part.end(), [](const DictionaryWord& a, const DictionaryWord& b) { return a.word < b.word; });
-    if (part.empty()) throw std::invalid_argument("the dictionary is too small: one of train/dev/test has no word");
+    if (part.empty()) throw std::invalid_argument("the dictionary is too small: one of train/held-out/test has no word");
   }
   const auto& train = parts_[static_cast<int>(WordSplit::kTrain)];
   for (std::size_t w = 0; w < train.size(); ++w)
@@ -218,7 +87,7 @@ std::string PronunciationData::summary() const {
     }
   return std::to_string(total) + " words, " + std::to_string(several) + " of them with several pronunciations; by word: " +
          std::to_string(words(WordSplit::kTrain).size()) + " train (" + std::to_string(pairs_.size()) + " pairs), " +
-         std::to_string(words(WordSplit::kDev).size()) + " dev, " + std::to_string(words(WordSplit::kTest).size()) +
+         std::to_string(words(WordSplit::kHeldOut).size()) + " held-out, " + std::to_string(words(WordSplit::kTest).size()) +
          " test; " + std::to_string(letters_.size() - kFirstSymbolId) + " letters, " +
          std::to_string(phonemes_.size() - kFirstSymbolId) + " phonemes; longest word " + std::to_string(max_letters_) +
          " letters, longest pronunciation " + std::to_string(max_phonemes_) + " phonemes\n";
@@ -310,7 +179,7 @@ TokenIds PronunciationData::encode_words(const std::vector<std::string>& words, 
       char& c = w[i];
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
       if (c < 'a' || c > 'z') {
-        const std::vector<std::string> chars = utf8_characters(word.substr(i));
+        const std::vector<std::string> chars = tfm::utf8_characters(word.substr(i));
         throw std::invalid_argument("the word \"" + word + "\" has the character '" + chars.front() + "' at index " +
                                     std::to_string(i) + "; the model knows only the letters a-z");
       }
@@ -327,4 +196,4 @@ TokenIds PronunciationData::encode_words(const std::vector<std::string>& words, 
   return src;
 }
 
-}  // namespace tfm
+}  // namespace pronounce

@@ -1,4 +1,4 @@
-#include "tfm/data/copy_task.hpp"
+#include "tfm/data/copy_sequences.hpp"
 
 #include <string>
 #include <vector>
@@ -16,16 +16,16 @@ std::vector<std::string> numbered_symbols(std::size_t n) {
 
 }  // namespace
 
-CopyTask::CopyTask(std::size_t num_symbols, std::size_t length)
+CopySequences::CopySequences(std::size_t num_symbols, std::size_t length)
     : num_symbols_(num_symbols),
       length_(length),
       vocabulary_(Tokenization::kWords, numbered_symbols(num_symbols)) {
-  require(num_symbols >= 1, "CopyTask", "needs at least one symbol");
-  require(length >= 1, "CopyTask", "needs sequences of at least one symbol");
+  require(num_symbols >= 1, "CopySequences", "needs at least one symbol");
+  require(length >= 1, "CopySequences", "needs sequences of at least one symbol");
 }
 
 // [copy batch]
-Batch CopyTask::batch(std::size_t batch_size, Rng& rng) const {
+Batch CopySequences::batch(std::size_t batch_size, Rng& rng) const {
   // -> src [B, L], tgt_in [B, L + 1], tgt_out [B, L + 1]
   const std::size_t L = length_;
   Batch batch{TokenIds::from_shape({batch_size, L}), TokenIds::from_shape({batch_size, L + 1}),
@@ -40,7 +40,7 @@ Batch CopyTask::batch(std::size_t batch_size, Rng& rng) const {
     }
     batch.tgt_out(b, L) = kEosId;
   }
-  trace_batch("CopyTask", batch);
+  trace_batch("CopySequences", batch);
   return batch;
 }
 // [copy batch]

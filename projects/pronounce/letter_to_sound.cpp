@@ -1,12 +1,12 @@
-#include "tfm/decode/letter_to_sound.hpp"
+#include "pronounce/letter_to_sound.hpp"
 
 #include <memory>
 #include <stdexcept>
 
-#include "tfm/data/pronunciations.hpp"
+#include "pronounce/lexicon.hpp"
 #include "tfm/io/text_file.hpp"
 
-namespace tfm {
+namespace pronounce {
 
 namespace {
 
@@ -158,7 +158,7 @@ LetterToSound LetterToSound::parse(const std::string& text, const std::string& n
 // [lts parse]
 
 LetterToSound LetterToSound::from_file(const std::string& path) {
-  return parse(read_text_file(path, "letter-to-sound rules"), path);
+  return parse(tfm::read_text_file(path, "letter-to-sound rules"), path);
 }
 
 // [lts pronounce]
@@ -188,4 +188,4 @@ std::vector<std::string> LetterToSound::pronounce(const std::string& word) const
 }
 // [lts pronounce]
 
-}  // namespace tfm
+}  // namespace pronounce

@@ -1,18 +1,21 @@
 #!/usr/bin/python3
-"""Chapter 11's pronounce recipe: runs its one command (training, then testing on every test word),
-and writes chapters/11_train_test/recorded_pronounce_recipe.txt, the page's record of it: the
-command, the machine, the time, what the program wrote to results_pronounce.txt, and the same for
-the mean of the weights of its last five checkpoints. Nothing in that file is typed by hand.
+"""The pronunciation project's recorded runs (projects/pronounce): the program's default run and its
+longer recipe. Each is one command of build/bin/pronounce; this script runs it (training, then
+testing on every test word) and writes the record the project's page shows: the command, the
+machine, the time and what the program wrote to results_pronounce.txt (for the recipe, the same
+again for the mean of the weights of its last five checkpoints). Nothing in them is typed by hand.
 
 Usage:
-  tools/pronounce_recipe.py run [--exe PATH] [--work DIR]   run the recipe in DIR (default
-                                                           /tmp/pronounce-recipe), then record it
-  tools/pronounce_recipe.py record DIR [--threads N] [--exe PATH]
-                                                           record a run made by hand in DIR: the
-      recipe's command (`tools/pronounce_recipe.py command`), started in DIR under `/usr/bin/time -v`,
-      its output (and time's) in DIR/log.txt; --threads: its OMP_NUM_THREADS, for a program
-      older than the summary line that names them
-  tools/pronounce_recipe.py command                        print the recipe's command
+  experiments/pronounce_recipe.py default [--exe PATH] [--work DIR]
+      run the default (DIR default /tmp/pronounce-default) and write recorded_pronounce_default.txt,
+      with the loss curve and the cross-attention heat map it draws (recorded_pronounce_*.svg)
+  experiments/pronounce_recipe.py run [--exe PATH] [--work DIR]
+      run the recipe in DIR (default /tmp/pronounce-recipe), then record it
+  experiments/pronounce_recipe.py record DIR [--threads N] [--exe PATH]
+      record a run of the recipe made by hand in DIR: its command (`pronounce_recipe.py command`),
+      started in DIR under `/usr/bin/time -v`, its output (and time's) in DIR/log.txt; --threads:
+      its OMP_NUM_THREADS, for a program older than the summary line that names them
+  experiments/pronounce_recipe.py command                  print the recipe's command
 
 Time. "Idle minutes on 2 cores" is the process's CPU time (user + system) / 2: what the run takes on
 two otherwise idle cores when both threads are busy. The wall time depends on what else the machine
@@ -21,16 +24,22 @@ ran, and is given beside it.
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import time
 
 from machine import cpu_name
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RECORD = os.path.join(ROOT, "chapters", "11_train_test", "recorded_pronounce_recipe.txt")
+LAB = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(LAB)
+RECORD = os.path.join(LAB, "recorded_pronounce_recipe.txt")
+DEFAULT_RECORD = os.path.join(LAB, "recorded_pronounce_default.txt")
+# The figures of the default run, as the program drew them, under the names the page shows.
+DEFAULT_FIGURES = {"loss_curve_pronounce.svg": "recorded_pronounce_loss_curve.svg",
+                   "attention_pronounce_cross.svg": "recorded_pronounce_attention_cross.svg"}
 STEPS = 15000
-RECIPE = ["--task", "pronounce", "--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3",
+RECIPE = ["--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3",
           "--set", "dropout=0.1", "--set", "label_smoothing=0.1", "--steps", str(STEPS),
           "--eval-every", "1000", "--save", "g2p.ckpt", "--save-every", "1500"]
 # The paper's base models average the weights of their last 5 checkpoints (section 6.1): so does
@@ -50,7 +59,7 @@ def averaged_results(exe, work):
     out = os.path.join(work, "average")
     os.makedirs(out, exist_ok=True)
     if not os.path.exists(os.path.join(out, "results_pronounce.txt")):
-        args = ["--task", "pronounce"] + [a for c in AVERAGED for a in ("--average", os.path.join(work, c))]
+        args = [a for c in AVERAGED for a in ("--average", os.path.join(work, c))]
         subprocess.run([exe] + args, cwd=out, stdout=subprocess.DEVNULL, check=True)
     return open(os.path.join(out, "results_pronounce.txt")).read()
 
@@ -68,7 +77,7 @@ def record(work, exe, threads=None):
     header = [
         "# the pronounce recipe, recorded on %s on %s" % (time.strftime("%Y-%m-%d", time.gmtime(
             os.path.getmtime(results_path))), cpu_name()),
-        "./build/bin/ch11_train_test " + " ".join(RECIPE),
+        "./build/bin/pronounce " + " ".join(RECIPE),
         "# %d steps and the tests: %.1f CPU minutes, so %.1f minutes on two idle cores (CPU time / 2);"
         % (STEPS, cpu / 60, cpu / 120),
         "# wall time %s, on %s thread(s) (the machine may have been running other work)" % (wall, threads),
@@ -78,7 +87,7 @@ def record(work, exe, threads=None):
     average = [
         "",
         "# the mean of the weights of its last five checkpoints, tested (--average):",
-        "./build/bin/ch11_train_test --task pronounce " + " ".join("--average " + c for c in AVERAGED),
+        "./build/bin/pronounce " + " ".join("--average " + c for c in AVERAGED),
         "",
     ]
     with open(RECORD, "w") as f:
@@ -86,11 +95,13 @@ def record(work, exe, threads=None):
     print("wrote", os.path.relpath(RECORD, ROOT))
 
 
-def run(exe, work):
+def run_timed(exe, args, work):
+    """Runs `exe args` in `work`, its output and the lines of `/usr/bin/time -v` that record() reads
+    in work/log.txt; exits if it fails."""
     os.makedirs(work, exist_ok=True)
     start = time.time()
     with open(os.path.join(work, "log.txt"), "w") as log:
-        code = subprocess.run([exe] + RECIPE, cwd=work, stdout=log, stderr=subprocess.STDOUT).returncode
+        code = subprocess.run([exe] + args, cwd=work, stdout=log, stderr=subprocess.STDOUT).returncode
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall = time.time() - start
         # The lines /usr/bin/time -v writes, which record() reads.
@@ -98,13 +109,37 @@ def run(exe, work):
                   "\tElapsed (wall clock) time (h:mm:ss or m:ss): %d:%02d:%02d\n"
                   % (usage.ru_utime, usage.ru_stime, wall // 3600, wall % 3600 // 60, wall % 60))
     if code != 0:
-        sys.exit("the recipe failed (exit %d); see %s/log.txt" % (code, work))
+        sys.exit("%s failed (exit %d); see %s/log.txt" % (" ".join([exe] + args), code, work))
+
+
+def run(exe, work):
+    run_timed(exe, RECIPE, work)
     record(work, exe)
 
 
+def record_default(exe, work):
+    """Runs the program's default (1,200 steps, then every test word) and records it with its figures."""
+    run_timed(exe, [], work)
+    log = open(os.path.join(work, "log.txt"), errors="replace").read()
+    cpu = seconds(log, "User time") + seconds(log, "System time")
+    results = open(os.path.join(work, "results_pronounce.txt")).read()
+    header = [
+        "# the pronunciation project's default run, recorded on %s on %s" % (time.strftime("%Y-%m-%d"), cpu_name()),
+        "./build/bin/pronounce",
+        "# %.1f CPU minutes for training and the tests (the machine may have been running other work);" % (cpu / 60),
+        "# what it wrote to results_pronounce.txt:",
+        "",
+    ]
+    with open(DEFAULT_RECORD, "w") as f:
+        f.write("\n".join(header) + "\n" + results)
+    print("wrote", os.path.relpath(DEFAULT_RECORD, ROOT))
+    for drawn, kept in DEFAULT_FIGURES.items():
+        shutil.copyfile(os.path.join(work, drawn), os.path.join(LAB, kept))
+        print("wrote", os.path.join("experiments", kept))
+
+
 def main(argv):
-    options = {"--exe": os.path.join(ROOT, "build", "bin", "ch11_train_test"), "--work": "/tmp/pronounce-recipe",
-               "--threads": None}
+    options = {"--exe": os.path.join(ROOT, "build", "bin", "pronounce"), "--work": None, "--threads": None}
     args = []
     i = 0
     while i < len(argv):
@@ -118,13 +153,15 @@ def main(argv):
         print(__doc__)
         return 0
     if args[0] == "command":
-        print("./build/bin/ch11_train_test " + " ".join(RECIPE))
+        print("./build/bin/pronounce " + " ".join(RECIPE))
+    elif args[0] == "default" and len(args) == 1:
+        record_default(options["--exe"], options["--work"] or "/tmp/pronounce-default")
     elif args[0] == "run" and len(args) == 1:
-        run(options["--exe"], options["--work"])
+        run(options["--exe"], options["--work"] or "/tmp/pronounce-recipe")
     elif args[0] == "record" and len(args) == 2:
         record(args[1], options["--exe"], options["--threads"])
     else:
-        sys.exit("usage: pronounce_recipe.py run | record DIR | command (see --help)")
+        sys.exit("usage: pronounce_recipe.py default | run | record DIR | command (see --help)")
     return 0
 
 

@@ -1,0 +1,91 @@
+/// \file training_run.hpp
+/// \brief Chapter 11: what every program that trains a Transformer on a tfm::Task shares —
+/// chapter 11's program and each project's: the options (budget, seed, checkpoints, --load,
+/// --average, --beam, the heat maps' layer and head), the model they ask for, and the model
+/// built, loaded, trained and saved.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tfm/core/parameter.hpp"
+#include "tfm/io/command_line.hpp"
+#include "tfm/model/config.hpp"
+#include "tfm/model/transformer.hpp"
+#include "tfm/train/adam.hpp"
+#include "tfm/train/checkpoint.hpp"
+#include "tfm/train/task.hpp"
+
+namespace tfm {
+
+/// The options of a training run, read and checked before any data is read or any step is
+/// trained: a typo costs nothing.
+struct RunOptions {
+  std::optional<std::size_t> steps;    ///< the budget; neither this nor `minutes`: the task's steps
+  std::optional<double> minutes;       ///< a wall-time budget
+  std::optional<std::size_t> seed;     ///< default: the checkpoint's, else the configuration's
+  std::string save;                    ///< --save DIR ("" for none)
+  std::size_t save_every = 0;          ///< also save `DIR-step<S>` every this many steps (0: never)
+  std::string load;                    ///< --load DIR ("" for none)
+  std::vector<std::string> average;    ///< checkpoints whose mean weights are tested
+  std::size_t beam = 1;                ///< 1: greedy decoding; K: beam search with K beams
+  std::size_t eval_every = 100;        ///< held-out loss every this many steps (0: at the end)
+  std::optional<std::size_t> layer;    ///< of the attention heat maps; default: the last
+  std::size_t head = 0;                ///< of the attention heat maps
+
+  /// Declares the options on `cli`: --preset and --set (the model), --steps, --minutes, --seed,
+  /// --save, --save-every, --load, --average, --beam, --eval-every, --layer and --head.
+  static void declare(CommandLine& cli);
+  /// Reads them back; throws UsageError naming the option for a value out of range or options
+  /// that contradict each other (--load with --average, --average with a budget, ...), and
+  /// CheckpointError for a --save destination that cannot be written.
+  static RunOptions read(const CommandLine& cli);
+};
+
+/// The model the options ask for: the task's default model (or `--preset`), then every `--set`;
+/// or the configuration of the checkpoint of --load / --average, whose vocabularies must be the
+/// task's. Then the seed of `--seed`. Refused with a clear error before anything is built: a
+/// `--set` of a key the task's data decides (Task::data_keys), a model larger than the
+/// machine's memory, a --layer or --head the model does not have.
+Config model_config(const CommandLine& cli, const RunOptions& options, const Task& task);
+
+/// A model built for a task as the options ask, then loaded (--load, with the optimizer's state,
+/// so that training resumes; or the mean of --average), trained for the budget, and saved.
+class TrainingRun {
+ public:
+  /// Builds the model of `config` (from model_config) and its optimizer, and loads what the
+  /// options ask for, saying so on `out`. `task` must outlive the run.
+  TrainingRun(const Config& config, const RunOptions& options, const Task& task, std::ostream& out);
+
+  /// The model, to test.
+  Transformer& model() { return model_; }
+  /// Its configuration.
+  const Config& config() const { return model_.config(); }
+
+  /// Trains for the options' budget (none after --load or --average unless one is given, so that
+  /// `--load DIR` only tests), with the first step traced, the progress on `out`, the held-out
+  /// loss every --eval-every steps and the checkpoints of --save-every; then writes the loss curve
+  /// `loss_curve_<task>.svg`. Returns the training's summary line (tfm::summary), "" if it did
+  /// not train.
+  std::string train(std::ostream& out);
+  /// Saves to --save (if given); if that fails, to `<temp>/<program>-rescued-<pid>` instead and
+  /// throws, saying where (tfm::save_checkpoint_or_rescue). An average is saved as weights only.
+  void save(const std::string& program, std::ostream& out);
+  /// The attention heat maps of one example (tfm::write_attention_maps): src `[1, S]` and the
+  /// decoder input tgt_in `[1, T]`, for the options' layer and head. Returns the files written.
+  std::vector<std::string> write_attention_maps(const TokenIds& src, const TokenIds& tgt_in,
+                                                const std::string& prefix);
+
+ private:
+  const RunOptions options_;
+  const Task& task_;
+  Transformer model_;
+  ParameterList params_;
+  Adam optimizer_;
+  CheckpointHeader header_;
+};
+
+}  // namespace tfm

@@ -1,0 +1,55 @@
+/// \file vowel_task.hpp
+/// \brief Chapter 11: reference 002's vowel restoration as a tfm::Task — windows of a text
+/// (tfm::VowelRestoration), the `vowels-small` model, 1,600 steps — and restoring a line a person
+/// typed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tfm/data/vowel_restoration.hpp"
+#include "tfm/train/task.hpp"
+
+namespace tfm {
+
+/// Restore the vowels of English text: the encoder reads a window with its vowels hidden as `*`,
+/// the decoder writes the window back.
+class VowelTask : public Task {
+ public:
+  /// The windows of `corpus` (any text file; VowelRestoration::from_file says what it refuses).
+  /// The held-out loss reads up to 512 held-out windows, 128 per batch.
+  explicit VowelTask(const std::string& corpus = kDefaultCorpusPath);
+
+  /// Shuffled training windows, dealt out in batches; batch `index` is where the sampler stands
+  /// after `index` batches, which BatchSampler::skip reaches without drawing them.
+  Batch training_batch(std::size_t index, std::size_t batch_size, std::uint64_t seed) const override;
+  /// generate(model, src, beam, true): every letter the input shows kept.
+  TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam) const override;
+  /// The output has the input's length. With `keep_letters` every letter and space the input
+  /// shows is forced and every `*` becomes a vowel (the task as defined: the letters are given);
+  /// without, the model may rewrite any character (`--free`).
+  TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam,
+                    bool keep_letters) const;
+  /// The vowels of one line of text restored: `text` hides its vowels as `*` (e.g. `th* t*m*`).
+  /// Throws std::invalid_argument (from tfm::restore_source_ids) for text the model cannot read.
+  std::string restore(Transformer& model, const std::string& text, std::size_t beam,
+                      bool keep_letters) const;
+
+  /// The text, cut into windows.
+  const VowelRestoration& data() const { return *data_; }
+
+ private:
+  explicit VowelTask(std::shared_ptr<const VowelRestoration> data);
+
+  std::shared_ptr<const VowelRestoration> data_;
+  struct Stream {  // the sampler of the last batch asked for, and the batch it deals next
+    std::unique_ptr<BatchSampler> sampler;
+    std::uint64_t seed = 0;
+    std::size_t batch_size = 0, next = 0;
+  };
+  mutable Stream stream_;
+};
+
+}  // namespace tfm

@@ -1,0 +1,21 @@
+#include "tfm/train/resume.hpp"
+
+#include "tfm/train/checkpoint.hpp"
+
+namespace tfm {
+
+void resume_training(Transformer& model, const Adam& optimizer) {
+  model.for_each_dropout([&](Dropout& d) { d.skip(optimizer.steps_taken()); });
+}
+
+// [resume]
+std::size_t resume_from(const std::string& dir, Transformer& model, const ParameterList& params,
+                        Adam& optimizer) {
+  load_parameters(dir, params);
+  if (has_optimizer_state(dir)) load_optimizer_state(dir, params, optimizer);
+  resume_training(model, optimizer);  // the dropout masks the saved run would draw next
+  return optimizer.steps_taken();
+}
+// [resume]
+
+}  // namespace tfm
