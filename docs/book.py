@@ -799,9 +799,10 @@ TRY_IT_COMMAND = re.compile(r"`\./tutorial chapter (\d+)((?: [^`]*)?)`")
 
 
 def try_it_commands(page):
-    """[(chapter number, [arguments], line number)] of the exercises of a chapter page: the
-    first `./tutorial chapter N ...` of every list item of its "## Try it" section."""
-    commands, inside, item = [], False, None
+    """[(chapter number, [arguments], line number, whether it should stop with an error)] of the
+    exercises of a chapter page: the first `./tutorial chapter N ...` of every list item of its
+    "## Try it" section. An item that says "error" expects the program to refuse the command."""
+    items, inside = [], False
     for n, line in enumerate(read(page).split("\n"), 1):
         if line.startswith("## "):
             inside = bool(TRY_IT_HEADING.match(line))
@@ -809,11 +810,15 @@ def try_it_commands(page):
         if not inside:
             continue
         if re.match(r"\s*(\d+\.|-)\s", line):
-            item = n
-        m = TRY_IT_COMMAND.search(line)
-        if m and item is not None:
-            commands.append((int(m.group(1)), m.group(2).split(), n))
-            item = None
+            items.append([n, line])
+        elif items and line.strip():
+            items[-1][1] += " " + line.strip()
+    commands = []
+    for n, text in items:
+        m = TRY_IT_COMMAND.search(text)
+        if m:
+            commands.append((int(m.group(1)), m.group(2).split(), n,
+                             re.search(r"\berror\b", text) is not None))
     return commands
 
 
@@ -824,7 +829,8 @@ def without_times(text):
 
 def cmd_try_it(bin_dir, runs_file, pages):
     """Runs every exercise command of the pages' "Try it" sections: each must end without an
-    error and print something else than the chapter's own run (its line in chapter_runs.txt)."""
+    error and print something else than the chapter's own run (its line in chapter_runs.txt),
+    or, if its item says so, stop with an error message."""
     import shlex
     import subprocess
     import tempfile
@@ -835,7 +841,7 @@ def cmd_try_it(bin_dir, runs_file, pages):
             defaults[int(exe[2:4])] = (exe, args)
     failures, count, baseline = [], 0, {}
     for page in pages:
-        for chapter, args, line in try_it_commands(page):
+        for chapter, args, line, expects_error in try_it_commands(page):
             count += 1
             where = "%s:%d: ./tutorial chapter %d %s" % (page, line, chapter, " ".join(args))
             if chapter not in defaults:
@@ -849,7 +855,14 @@ def cmd_try_it(bin_dir, runs_file, pages):
                 if chapter not in baseline:
                     baseline[chapter] = without_times(run(default_args).stdout)
                 result = run(args)
-            if result.returncode != 0:
+            if expects_error:
+                # Refused with a message, the way every bad input is: exit code 1 or 2.
+                if result.returncode not in (1, 2) or "error" not in result.stderr:
+                    failures.append("%s: should stop with an error message, got exit code %d"
+                                    % (where, result.returncode))
+                else:
+                    print("ok   %s (%s)" % (where, result.stderr.strip().split("\n")[-1]))
+            elif result.returncode != 0:
                 failures.append("%s: exit code %d: %s" % (where, result.returncode,
                                                          result.stderr.strip()[-300:]))
             elif without_times(result.stdout) == baseline[chapter]:

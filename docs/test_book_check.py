@@ -195,9 +195,15 @@ class BookCheck(unittest.TestCase):
         self.assert_fails('"chapter 05" is not a link')
 
     def test_try_it_commands_are_read_from_the_page(self):
-        self.assertEqual([(c, a) for c, a, _ in book.try_it_commands(self.page)],
+        self.assertEqual([(c, a) for c, a, _, _ in book.try_it_commands(self.page)],
                          [(1, ["--preset", "tiny"]), (1, ["--set", "n_heads=1"]),
                           (1, ["--set", "d_model=8"])])
+
+    def test_an_exercise_that_says_error_expects_one(self):
+        self.write(self.page, PAGE + "4. `./tutorial chapter 1 --set n_heads=7`: the program\n"
+                   "   stops with an error that names both sizes.\n")
+        self.assertEqual([e for _, _, _, e in book.try_it_commands(self.page)],
+                         [False, False, False, True])
 
 
 class TexToText(unittest.TestCase):
