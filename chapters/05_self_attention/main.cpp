@@ -3,6 +3,7 @@
 // Every query position asks "which key positions are like me?": the scores Q Kᵀ / sqrt(d_k), turned
 // into weights by a softmax over the keys, average the value rows. Here Q = K = V come straight
 // from a fixed sentence's embeddings, split into heads; chapter 06 adds the learned projections.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -45,6 +46,29 @@ void write_weights_svg(const std::string& path, const std::string& title,
   std::printf("wrote %s\n\n", path.c_str());
 }
 
+// How spread the scores S = Q K^T / sqrt(d_k) are, and how peaked the weights: a softmax of
+// widely spread scores puts almost all of a row's weight on one key.
+void print_sharpness(const tfm::Tensor4& q, const tfm::Tensor4& k, const tfm::Tensor4& weights) {
+  const std::size_t H = q.shape(1), L = q.shape(2), d_k = q.shape(3);
+  double sum = 0.0, sum_sq = 0.0, largest = 0.0;
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t i = 0; i < L; ++i) {
+      double row_max = 0.0;
+      for (std::size_t j = 0; j < L; ++j) {
+        double dot = 0.0;
+        for (std::size_t c = 0; c < d_k; ++c) dot += double(q(0, h, i, c)) * double(k(0, h, j, c));
+        const double score = dot / std::sqrt(double(d_k));
+        sum += score;
+        sum_sq += score * score;
+        row_max = std::max(row_max, double(weights(0, h, i, j)));
+      }
+      largest += row_max;
+    }
+  const double n = double(H * L * L), mean = sum / n;
+  std::printf("Spread (std) of the scores S: %.2f; largest weight of a row, on average: %.2f\n\n",
+              std::sqrt(std::max(0.0, sum_sq / n - mean * mean)), largest / double(H * L));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -55,6 +79,8 @@ int main(int argc, char** argv) {
     cli.option("--heads", "N", "number of heads", "2")
         .option("--d-k", "N", "size of each head's queries, keys and values", "4")
         .option("--seed", "N", "seed of the random embedding table", "0")
+        .flag("--no-scale", "leave out the division by sqrt(d_k): the queries are multiplied by "
+                            "sqrt(d_k) first, which cancels it")
         .option("--svg", "PATH", "heat map of the padding-masked weights", "attention_weights.svg")
         .option("--causal-svg", "PATH", "heat map of the causal weights",
                 "attention_weights_causal.svg");
@@ -74,12 +100,15 @@ int main(int argc, char** argv) {
       for (std::size_t h = 0; h < H; ++h)
         for (std::size_t i = 0; i < L; ++i)
           for (std::size_t j = 0; j < d_k; ++j) x(b, h, i, j) = table(kSentence(b, i), h * d_k + j);
-    const tfm::Tensor4 &q = x, &k = x, &v = x;
+    const tfm::Tensor4 &k = x, &v = x;
     // [inputs]
+    // --no-scale: Q sqrt(d_k) Kᵀ / sqrt(d_k) = Q Kᵀ, the scores without the scaling.
+    const tfm::Tensor4 q = cli.flag_set("--no-scale") ? tfm::Tensor4(x * std::sqrt(float(d_k))) : x;
 
     tfm::trace::Enable trace;
     tfm::trace::step("Input", "token ids", "ids", kSentence, "batch, len");
     tfm::trace::step("Input", "embedded, split into heads", "Q = K = V", x, "batch, heads, len, d_k");
+    if (cli.flag_set("--no-scale")) std::printf("--no-scale: Q = x sqrt(d_k), K = V = x\n");
     std::printf("\n");
 
     tfm::ScaledDotProductAttention attention;
@@ -89,6 +118,7 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
     print_weights("Weights without a mask", attention.weights(), 0, 0);
+    print_sharpness(q, k, attention.weights());
     std::printf("With Q = K, a token's most similar key is usually itself: the diagonal is heavy.\n"
                 "That is why chapter 06 gives queries and keys their own learned projections.\n"
                 "The padding token P still receives weight: nothing has told attention it is empty.\n\n");
