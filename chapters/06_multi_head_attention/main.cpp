@@ -5,6 +5,7 @@
 // puts the h results side by side and mixes them with one more projection, W_O. The same layer
 // does the encoder's self-attention (queries, keys and values from one sequence) and the
 // decoder's cross-attention (queries from the target, keys and values from the encoder output).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -111,6 +112,14 @@ int main(int argc, char** argv) {
                                tfm::shape_string(p.shape), "");
     }
     // [self-attention backward]
+    // With biases: the key bias adds the same q . b_K to a whole row of scores, which the softmax
+    // ignores, so its gradient is 0 up to rounding; the other biases do learn.
+    for (const tfm::ParameterRef& p : params)
+      if (p.name.size() > 5 && p.name.compare(p.name.size() - 5, 5, ".bias") == 0) {
+        float largest = 0.0f;
+        for (std::size_t i = 0; i < p.size; ++i) largest = std::max(largest, std::abs(p.grad[i]));
+        std::printf("largest |gradient| of %-10s %.1e\n", p.name.c_str(), double(largest));
+      }
 
     // [cross-attention]
     // Decoder cross-attention: queries from the target (6 positions), keys and values from the
