@@ -823,8 +823,10 @@ def try_it_commands(page):
 
 
 def without_times(text):
-    """Output without the lines that say how long something took, which differ at every run."""
-    return "\n".join(l for l in text.split("\n") if not re.search(r"\b\d+(\.\d+)? ?(s|ms)\b", l))
+    """Output with every time and rate ("1.96 s", "16.9 GFLOP/s") replaced by "<t>": they differ
+    at every run."""
+    return re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)? ?(s|ms|min)\b|\b\d+(\.\d+)? ?[A-Za-z]*/s\b", "<t>",
+                  text)
 
 
 def cmd_try_it(bin_dir, runs_file, pages):

@@ -14,6 +14,7 @@
 #include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/command_line.hpp"
+#include "tfm/io/heatmap.hpp"
 #include "tfm/layers/attention.hpp"
 #include "tfm/layers/mask.hpp"
 
@@ -38,11 +39,17 @@ void print_weights(const std::string& title, const tfm::Tensor4& weights, std::s
   std::printf("\n");
 }
 
-// Writes weights[b, h] as an SVG heat map with the tokens as labels.
-void write_weights_svg(const std::string& path, const std::string& title,
-                       const tfm::Tensor4& weights, std::size_t b, std::size_t h) {
-  tfm::write_attention_heatmap(path, title, tfm::attention_head(weights, b, h), sentence_words(b),
-                               sentence_words(b));
+// Writes head 0's weights under each mask as one figure: a titled map per mask, side by side.
+void write_weights_svg(const std::string& path, const std::vector<tfm::Tensor2>& maps,
+                       const std::vector<std::string>& titles) {
+  tfm::HeatmapOptions options;
+  options.title = "Head 0's self-attention weights";
+  options.x_label = "key";
+  options.y_label = "query";
+  options.row_labels = options.column_labels = sentence_words(0);
+  options.min_value = 0.0f;
+  options.max_value = 1.0f;
+  tfm::write_heatmap_panels_svg(path, maps, titles, maps.size(), options);
   std::printf("wrote %s\n\n", path.c_str());
 }
 
@@ -81,9 +88,8 @@ int main(int argc, char** argv) {
         .option("--seed", "N", "seed of the random embedding table", "0")
         .flag("--no-scale", "leave out the division by sqrt(d_k): the queries are multiplied by "
                             "sqrt(d_k) first, which cancels it")
-        .option("--svg", "PATH", "heat map of the padding-masked weights", "attention_weights.svg")
-        .option("--causal-svg", "PATH", "heat map of the causal weights",
-                "attention_weights_causal.svg");
+        .option("--svg", "PATH", "heat maps of head 0's weights with each mask",
+                "attention_weights.svg");
     if (!cli.parse(argc, argv)) return 0;
     const std::size_t H = cli.count("--heads", 1, 64), d_k = cli.count("--d-k", 1, 1024);
     const std::size_t B = kSentence.shape(0), L = kSentence.shape(1), d_model = H * d_k;
@@ -132,8 +138,7 @@ int main(int argc, char** argv) {
     // [padding mask]
     std::printf("\n");
     print_weights("Weights with the padding mask", attention.weights(), 0, 0);
-    write_weights_svg(cli.value("--svg"), "Self-attention weights, padding mask, head 0",
-                      attention.weights(), 0, 0);
+    const tfm::Tensor2 padding_weights = tfm::attention_head(attention.weights(), 0, 0);
 
     // [causal mask]
     const tfm::Mask causal_mask = tfm::decoder_self_mask(kSentence);  // padding AND subsequent
@@ -148,8 +153,9 @@ int main(int argc, char** argv) {
     std::printf("Row i spreads its weight over keys 0..i only; the first token can only see itself.\n"
                 "The query P may not see itself (it is padding), but its row is not empty, so it\n"
                 "still averages the real tokens before it.\n");
-    write_weights_svg(cli.value("--causal-svg"), "Self-attention weights, causal mask, head 0",
-                      attention.weights(), 0, 0);
+    write_weights_svg(cli.value("--svg"),
+                      {padding_weights, tfm::attention_head(attention.weights(), 0, 0)},
+                      {"padding mask", "padding and causal mask"});
 
     // A query that may attend to nothing: every score is -1e9, the softmax is uniform, not NaN.
     tfm::Mask blocked = causal_mask;
