@@ -513,18 +513,22 @@ def source_pages(cfg):
     return result
 
 
-def link_snippet_files(cfg):
+def html_pages(cfg, containing):
+    """(path, text) of every HTML page of the book whose text contains `containing`."""
     html_dir = cfg["html_dir"]
+    for name in sorted(os.listdir(html_dir)):
+        if name.endswith(".html"):
+            path = os.path.join(html_dir, name)
+            text = read(path)
+            if containing in text:
+                yield path, text
+
+
+def link_snippet_files(cfg):
     sources = source_pages(cfg)
     missing = set()
     caption = re.compile(r'<div class="tfm-snippet-file">(.*?)</div>', re.S)
-    for name in os.listdir(html_dir):
-        if not name.endswith(".html"):
-            continue
-        path = os.path.join(html_dir, name)
-        text = read(path)
-        if "tfm-snippet-file" not in text:
-            continue
+    for path, text in html_pages(cfg, "tfm-snippet-file"):
 
         def fix(m):
             where = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip()
@@ -658,15 +662,9 @@ def build_search_index(cfg):
 def add_search_script(cfg):
     """Every page loads book-search.js: Enter in the search box searches the text."""
     tag = '<script type="text/javascript" src="book-search.js"></script>\n'
-    html_dir = cfg["html_dir"]
-    for name in os.listdir(html_dir):
-        if not name.endswith(".html"):
-            continue
-        path = os.path.join(html_dir, name)
-        text = read(path)
-        if "book-search.js" in text or "</head>" not in text:
-            continue
-        write_if_changed(path, text.replace("</head>", tag + "</head>", 1))
+    for path, text in html_pages(cfg, "</head>"):
+        if "book-search.js" not in text:
+            write_if_changed(path, text.replace("</head>", tag + "</head>", 1))
 
 
 # Every figure scales to the column: Doxygen shows an SVG figure in an <object> (\image) or an
@@ -717,14 +715,7 @@ HAS_FORMULA = re.compile(r"\\\(|\\\[|\\begin\{")
 
 
 def quiet_mathjax(cfg):
-    html_dir = cfg["html_dir"]
-    for name in os.listdir(html_dir):
-        if not name.endswith(".html"):
-            continue
-        path = os.path.join(html_dir, name)
-        text = read(path)
-        if "mathjax/MathJax.js" not in text:
-            continue
+    for path, text in html_pages(cfg, "mathjax/MathJax.js"):
         body = text[text.find("<body"):]
         if not HAS_FORMULA.search(body):
             text = MATHJAX_SCRIPTS.sub("", text, count=1)

@@ -254,7 +254,8 @@ TEST_CASE("heatmap panels: one map per panel, each titled, one colour scale", "[
   const std::string svg = read_file(path);
   std::remove(path.c_str());
   CHECK(svg.find("viewBox=\"0 0 ") != std::string::npos);
-  for (const char* title : {">head 0<", ">head 1<", ">head 2<"}) CHECK(svg.find(title) != std::string::npos);
+  for (const char* title : {">head 0<", ">head 1<", ">head 2<"})
+    CHECK(svg.find(title) != std::string::npos);
   // One group of cells per panel, with unique ids; every cell once.
   CHECK(count(svg, "<g id=\"cells") == 3);
   CHECK(count(svg, "<rect x=\"0\" y=\"0\" width=\"1\" height=\"1\"") == 3);

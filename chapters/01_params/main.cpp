@@ -17,10 +17,9 @@ namespace {
 // The presets of the three references and of the tests, side by side: the sizes that differ.
 void print_presets() {
   const std::vector<std::string> names = {"csdn", "nlp-tutorial", "vowels", "tiny"};
-  const std::vector<std::string> keys = {"src_vocab_size", "tgt_vocab_size",   "d_model",
-                                         "n_heads",        "n_encoder_layers", "n_decoder_layers",
-                                         "d_ff",           "dropout",          "attention_bias",
-                                         "shared_embedding"};
+  const std::vector<std::string> keys = {
+      "src_vocab_size",   "tgt_vocab_size", "d_model", "n_heads",        "n_encoder_layers",
+      "n_decoder_layers", "d_ff",           "dropout", "attention_bias", "shared_embedding"};
   std::cout << "The presets\n  " << std::left << std::setw(22) << "" << std::right;
   for (const std::string& name : names) std::cout << std::setw(14) << name;
   std::cout << '\n';

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli("ch04_masks", "Chapter 04: padding masks, the subsequent (causal) mask, and "
                                        "the masks of the encoder, the decoder and cross-attention.");
     cli.option("--query", "I", "the target position whose row of scores is masked at the end", "1")
-        .option("--fill", "X", "what a blocked score becomes before the softmax (e.g. -inf)", "-1e9");
+        .option("--fill", "X", "what a blocked score becomes before the softmax (e.g. -inf)",
+                "-1e9");
     if (!cli.parse(argc, argv)) return 0;
     const float fill = static_cast<float>(cli.number("--fill"));
 
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
     };
     // [apply mask]
     const float scores[4] = {2.0f, 1.0f, 0.5f, 3.0f};  // made-up scores of one query
-    const std::size_t b = 1, i = query;  // sentence 1
+    const std::size_t b = 1, i = query;                // sentence 1
     const auto print_row = [&](const char* title, const std::uint8_t* allowed) {
       float filled[4], weights[4];
       masked_softmax(scores, allowed, filled, weights);

@@ -86,8 +86,9 @@ int main(int argc, char** argv) {
     cli.option("--heads", "N", "number of heads", "2")
         .option("--d-k", "N", "size of each head's queries, keys and values", "4")
         .option("--seed", "N", "seed of the random embedding table", "0")
-        .flag("--no-scale", "leave out the division by sqrt(d_k): the queries are multiplied by "
-                            "sqrt(d_k) first, which cancels it")
+        .flag("--no-scale",
+              "leave out the division by sqrt(d_k): the queries are multiplied by "
+              "sqrt(d_k) first, which cancels it")
         .option("--svg", "PATH", "heat maps of head 0's weights with each mask",
                 "attention_weights.svg");
     if (!cli.parse(argc, argv)) return 0;

@@ -193,8 +193,10 @@ int main(int argc, char** argv) {
       trace_records = capture.records();
     }
     // [reference test]
-    std::printf("The traced forward pass: %zu lines; a later layer that repeats layer 0's steps "
-                "is one line\n", trace_records.size());
+    std::printf(
+        "The traced forward pass: %zu lines; a later layer that repeats layer 0's steps "
+        "is one line\n",
+        trace_records.size());
     print_with_repeated_layers_folded(trace_records);
     std::printf("out.shape = %s\n\n", tfm::shape_string(out.shape()).c_str());
 
@@ -214,7 +216,8 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     // [time forward]
     std::printf("Forward pass, %s mode: %.3f s (median of %zu, after one warm-up pass)\n",
-                cli.flag_set("--eval") ? "evaluation" : "training", times[times.size() / 2], repeat);
+                cli.flag_set("--eval") ? "evaluation" : "training", times[times.size() / 2],
+                repeat);
     print_work(config, times[times.size() / 2]);
 
     // [masks]

@@ -128,8 +128,9 @@ struct MapBox {
 
 // Height of the column labels under a map: rotated tokens, or numbers.
 double column_ticks_height(const HeatmapOptions& options) {
-  return options.column_labels.empty() ? 18.0
-                                       : 0.9 * kCharWidth * double(longest(options.column_labels)) + 12.0;
+  return options.column_labels.empty()
+             ? 18.0
+             : 0.9 * kCharWidth * double(longest(options.column_labels)) + 12.0;
 }
 
 // Width of the row labels left of a map.
@@ -140,8 +141,8 @@ double row_labels_width(std::size_t rows, const HeatmapOptions& options) {
 }
 
 // One map: its cells in the group `id`, a frame, row labels on the left, column labels under it.
-void write_map(std::ostream& doc, const std::string& id, const Tensor2& values, double lo, double hi,
-               const HeatmapOptions& options, const MapBox& box) {
+void write_map(std::ostream& doc, const std::string& id, const Tensor2& values, double lo,
+               double hi, const HeatmapOptions& options, const MapBox& box) {
   const std::size_t rows = values.shape(0), cols = values.shape(1);
   std::vector<std::string> fills(rows * cols);  // the colour of every cell, row-major
   for (std::size_t r = 0; r < rows; ++r)
@@ -236,7 +237,8 @@ void check_labels(const HeatmapOptions& options, std::size_t rows, std::size_t c
 }  // namespace
 
 // [heatmap]
-void write_heatmap_svg(const std::string& path, const Tensor2& values, const HeatmapOptions& options) {
+void write_heatmap_svg(const std::string& path, const Tensor2& values,
+                       const HeatmapOptions& options) {
   // values [rows, columns] -> one coloured cell each, row 0 at the top
   const std::size_t rows = values.shape(0), cols = values.shape(1);
   if (rows == 0 || cols == 0)
@@ -261,8 +263,9 @@ void write_heatmap_svg(const std::string& path, const Tensor2& values, const Hea
   std::ostringstream doc;
   doc << svg::open(width, height);
   if (!options.title.empty())
-    doc << "<text x=\"" << svg::px(width / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
-        << svg::escape(options.title) << "</text>\n";
+    doc << "<text x=\"" << svg::px(width / 2)
+        << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << svg::escape(options.title)
+        << "</text>\n";
   write_map(doc, "cells", values, lo, hi, options, {left, top, cell_w, cell_h});
   if (!options.x_label.empty())
     doc << "<text x=\"" << svg::px(left + plot_w / 2) << "\" y=\""
@@ -288,7 +291,8 @@ void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2
   for (const Tensor2& p : panels)
     if (p.shape(0) != rows || p.shape(1) != cols)
       throw std::invalid_argument("write_heatmap_panels_svg: panels of shapes " +
-                                  shape_string(panels[0].shape()) + " and " + shape_string(p.shape()));
+                                  shape_string(panels[0].shape()) + " and " +
+                                  shape_string(p.shape()));
   if (panel_titles.size() != panels.size())
     throw std::invalid_argument("write_heatmap_panels_svg: " + std::to_string(panel_titles.size()) +
                                 " titles for " + std::to_string(panels.size()) + " panels");
@@ -317,15 +321,17 @@ void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2
   std::ostringstream doc;
   doc << svg::open(width, height);
   if (!options.title.empty())
-    doc << "<text x=\"" << svg::px(width / 2) << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">"
-        << svg::escape(options.title) << "</text>\n";
+    doc << "<text x=\"" << svg::px(width / 2)
+        << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << svg::escape(options.title)
+        << "</text>\n";
   for (std::size_t k = 0; k < panels.size(); ++k) {
     const double x0 = left + panel_w * double(k % across), y0 = top + panel_h * double(k / across);
     const MapBox box{x0 + labels_w, y0 + title_h, cell, cell};
     doc << "<text x=\"" << svg::px(box.left + plot_w / 2) << "\" y=\"" << svg::px(y0 + 14.0)
         << "\" text-anchor=\"middle\" font-weight=\"bold\">" << svg::escape(panel_titles[k])
         << "</text>\n";
-    write_map(doc, k == 0 ? "cells" : "cells-" + std::to_string(k), panels[k], lo, hi, options, box);
+    write_map(doc, k == 0 ? "cells" : "cells-" + std::to_string(k), panels[k], lo, hi, options,
+              box);
   }
   if (!options.x_label.empty())
     doc << "<text x=\"" << svg::px(left + grid_w / 2) << "\" y=\"" << svg::px(top + grid_h + 14.0)
@@ -333,8 +339,8 @@ void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2
   if (!options.y_label.empty())
     doc << "<text transform=\"translate(14," << svg::px(top + grid_h / 2)
         << ") rotate(-90)\" text-anchor=\"middle\">" << svg::escape(options.y_label) << "</text>\n";
-  write_colour_bar(doc, left + grid_w + 4.0, top + title_h, std::max(grid_h - title_h - ticks_h - gap, 100.0),
-                   lo, hi, options.colour_scale);
+  write_colour_bar(doc, left + grid_w + 4.0, top + title_h,
+                   std::max(grid_h - title_h - ticks_h - gap, 100.0), lo, hi, options.colour_scale);
   doc << "</svg>\n";
   svg::write_file(path, doc.str());
 }

@@ -1,6 +1,7 @@
 /// \file heatmap.hpp
-/// \brief Chapter 03: a self-contained SVG heat map of a matrix (positional encodings, attention weights),
-/// or of several side by side (the heads of chapter 06), written without any plotting library.
+/// \brief Chapter 03: a self-contained SVG heat map of a matrix (positional encodings, attention
+/// weights), or of several side by side (the heads of chapter 06), written without any plotting
+/// library.
 #pragma once
 
 #include <optional>
