@@ -223,6 +223,22 @@ void write_colour_bar(std::ostream& doc, double x, double top, double height, do
 }
 constexpr double kColourBarWidth = 20.0 + 14.0 + 8.0 + kCharWidth * 8.0;  // gap, bar, values
 
+// The figure's title on top, the x axis's name centred at x_mid on the line y, the y axis's
+// name turned upright at the left, centred at y_mid.
+void write_figure_labels(std::ostream& doc, const HeatmapOptions& options, double width,
+                         double x_mid, double y, double y_mid) {
+  if (!options.title.empty())
+    doc << "<text x=\"" << svg::px(width / 2)
+        << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << svg::escape(options.title)
+        << "</text>\n";
+  if (!options.x_label.empty())
+    doc << "<text x=\"" << svg::px(x_mid) << "\" y=\"" << svg::px(y) << "\" text-anchor=\"middle\">"
+        << svg::escape(options.x_label) << "</text>\n";
+  if (!options.y_label.empty())
+    doc << "<text transform=\"translate(14," << svg::px(y_mid)
+        << ") rotate(-90)\" text-anchor=\"middle\">" << svg::escape(options.y_label) << "</text>\n";
+}
+
 void check_labels(const HeatmapOptions& options, std::size_t rows, std::size_t cols,
                   const char* who) {
   const auto check = [&](const std::vector<std::string>& labels, std::size_t n, const char* what) {
@@ -262,18 +278,9 @@ void write_heatmap_svg(const std::string& path, const Tensor2& values,
 
   std::ostringstream doc;
   doc << svg::open(width, height);
-  if (!options.title.empty())
-    doc << "<text x=\"" << svg::px(width / 2)
-        << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << svg::escape(options.title)
-        << "</text>\n";
+  write_figure_labels(doc, options, width, left + plot_w / 2, top + plot_h + ticks_h + 16.0,
+                      top + plot_h / 2);
   write_map(doc, "cells", values, lo, hi, options, {left, top, cell_w, cell_h});
-  if (!options.x_label.empty())
-    doc << "<text x=\"" << svg::px(left + plot_w / 2) << "\" y=\""
-        << svg::px(top + plot_h + ticks_h + 16.0) << "\" text-anchor=\"middle\">"
-        << svg::escape(options.x_label) << "</text>\n";
-  if (!options.y_label.empty())
-    doc << "<text transform=\"translate(14," << svg::px(top + plot_h / 2)
-        << ") rotate(-90)\" text-anchor=\"middle\">" << svg::escape(options.y_label) << "</text>\n";
   write_colour_bar(doc, left + plot_w + 20.0, top, bar_h, lo, hi, options.colour_scale);
   doc << "</svg>\n";
   svg::write_file(path, doc.str());
@@ -320,10 +327,8 @@ void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2
 
   std::ostringstream doc;
   doc << svg::open(width, height);
-  if (!options.title.empty())
-    doc << "<text x=\"" << svg::px(width / 2)
-        << "\" y=\"22\" text-anchor=\"middle\" font-size=\"14\">" << svg::escape(options.title)
-        << "</text>\n";
+  write_figure_labels(doc, options, width, left + grid_w / 2, top + grid_h + 14.0,
+                      top + grid_h / 2);
   for (std::size_t k = 0; k < panels.size(); ++k) {
     const double x0 = left + panel_w * double(k % across), y0 = top + panel_h * double(k / across);
     const MapBox box{x0 + labels_w, y0 + title_h, cell, cell};
@@ -333,12 +338,6 @@ void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2
     write_map(doc, k == 0 ? "cells" : "cells-" + std::to_string(k), panels[k], lo, hi, options,
               box);
   }
-  if (!options.x_label.empty())
-    doc << "<text x=\"" << svg::px(left + grid_w / 2) << "\" y=\"" << svg::px(top + grid_h + 14.0)
-        << "\" text-anchor=\"middle\">" << svg::escape(options.x_label) << "</text>\n";
-  if (!options.y_label.empty())
-    doc << "<text transform=\"translate(14," << svg::px(top + grid_h / 2)
-        << ") rotate(-90)\" text-anchor=\"middle\">" << svg::escape(options.y_label) << "</text>\n";
   write_colour_bar(doc, left + grid_w + 4.0, top + title_h,
                    std::max(grid_h - title_h - ticks_h - gap, 100.0), lo, hi, options.colour_scale);
   doc << "</svg>\n";
