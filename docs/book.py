@@ -3,11 +3,19 @@
 
     book.py prepare CONFIG      before Doxygen: each chapter's output as a plain-text HTML block
                                 (long traces folded), the figures drawn from a chapter's printed
-                                output, and the "In the book" note of every class a chapter names
+                                output, the "In the book" note of every class a chapter names,
+                                and a stand-in for a linked page not written yet
     book.py filter CONFIG PAGE  Doxygen's filter of every page: the file name above each snippet
-    book.py finish CONFIG       after Doxygen: previous/next links, snippet file names linked to
-                                their source, MathJax copied in, the full-text search index
-    book.py check CONFIG        fails (exit 1) when the book breaks one of its rules
+    book.py finish CONFIG       after Doxygen: previous/next links, every SVG figure shown as an
+                                image that scales to the column, MathJax quiet (and only where a
+                                page has a formula), the chapters under "Related Pages", snippet
+                                file names linked to their source, MathJax copied in, the
+                                full-text search index (formulas as plain text)
+    book.py check CONFIG        fails (exit 1) when the book breaks one of its rules (the rules
+                                are in book_check.py)
+    book.py try-it BIN RUNS PAGE...  runs every "Try it" exercise of the chapter pages with the
+                                programs in BIN; each must succeed and change the output of the
+                                chapter's own run (RUNS: the build's chapter_runs.txt)
 
 CONFIG is the book.json that CMake writes. Standard library only.
 """
@@ -39,6 +47,33 @@ def write_if_changed(path, text):
         return
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def doxyfile_inputs(cfg):
+    """The paths of the Doxyfile's INPUT, as CMake wrote them (quoted, one per line)."""
+    text = read(os.path.join(cfg["book_dir"], "Doxyfile"))
+    m = re.search(r"^INPUT\s*=(.*?)(?<!\\)\n", text, re.S | re.M)
+    return re.findall(r'"([^"]+)"', m.group(1)) if m else []
+
+
+def reader_pages(cfg):
+    """{html file name: markdown source} of the pages a reader reads: every Markdown page of the
+    book's INPUT (the main page, the chapters, the search page and any other page), named as
+    Doxygen names a page, after its label; the main page is index.html."""
+    pages = {}
+    for path in doxyfile_inputs(cfg):
+        files = [path] if os.path.isfile(path) else [
+            os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs]
+        for f in sorted(files):
+            if not f.endswith(".md"):
+                continue
+            with open(f, encoding="utf-8") as fh:
+                first = fh.readline()
+            m = re.search(r"\{#(\w+)\}\s*$", first)
+            if m:
+                name = "index.html" if m.group(1) == "mainpage" else m.group(1) + ".html"
+                pages[name] = f
+    return pages
 
 
 def chapter_title(page_path):
@@ -162,8 +197,10 @@ def parse_masks(text):
 
 
 def masks_svg(masks):
-    """One small grid per mask and sentence: allowed pairs dark, blocked pairs light."""
-    cell, gap, label_w, top = 26, 36, 40, 52
+    """One small grid per mask and sentence, allowed pairs dark and blocked pairs light: a row of
+    grids per sentence, a column per mask. Drawn about 800 units wide with a viewBox, so that it
+    scales to the column and its 12-unit labels stay at least 11 px on a 1280-px screen."""
+    cell, gap, label_w, head_h, sentence_h = 22, 20, 34, 34, 22
     allowed, blocked = "#3b6fb6", "#eef1f5"
     titles = []
     for title, _, _, _ in masks:
@@ -173,48 +210,54 @@ def masks_svg(masks):
     grid_w = max(len(k) for _, _, k, _ in masks) * cell
     grid_h = max(len(r) for _, _, _, r in masks) * cell
     col_w = label_w + grid_w + gap
-    row_h = top + grid_h + gap
-    width = 170 + len(titles) * col_w
-    height = 40 + len(sentences) * row_h + 30
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-           'font-family="sans-serif" font-size="12">' % (width, height),
+    row_h = sentence_h + head_h + grid_h + gap
+    width = 10 + len(titles) * col_w
+    legend_h = 30
+    height = 48 + len(sentences) * row_h + legend_h
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+           'font-family="sans-serif" font-size="12">' % (width, height, width, height),
            '<rect width="100%" height="100%" fill="white"/>']
+    # The masks' names above the first row, in lines that fit a column (7.6 units a bold letter).
     for c, title in enumerate(titles):
-        x0 = 170 + c * col_w + label_w
-        words = title.replace(" mask", "").replace(" (both)", ", both").split(" ")
-        half = (len(words) + 1) // 2
-        for k, part in enumerate((" ".join(words[:half]), " ".join(words[half:]))):
+        lines = [""]
+        for word in title.replace(" mask", "").replace(" (both)", ", both").split(" "):
+            if lines[-1] and 7.6 * len(lines[-1] + " " + word) > col_w - 8:
+                lines.append(word)
+            else:
+                lines[-1] = (lines[-1] + " " + word).strip()
+        for k, part in enumerate(lines[:2]):
             out.append('<text x="%d" y="%d" font-weight="bold">%s</text>'
-                       % (x0, 18 + 14 * k, html.escape(part)))
+                       % (10 + c * col_w + 4, 16 + 15 * k, html.escape(part)))
     for r, sentence in enumerate(sentences):
-        y0 = 40 + r * row_h + top
-        out.append('<text x="10" y="%d">sentence %d</text>' % (y0 + 10, sentence))
-        out.append('<text x="10" y="%d" fill="#555">rows: queries</text>' % (y0 + 28))
-        out.append('<text x="10" y="%d" fill="#555">columns: keys</text>' % (y0 + 44))
+        top = 48 + r * row_h
+        out.append('<text x="10" y="%d" font-weight="bold">sentence %d</text>'
+                   '<text x="90" y="%d" fill="#555">rows: query tokens, columns: key tokens</text>'
+                   % (top + 14, sentence, top + 14))
+        y0 = top + sentence_h + head_h
         for c, title in enumerate(titles):
             found = [m for m in masks if m[0] == title and m[1] == sentence]
             if not found:
                 continue
             _, _, keys, rows = found[0]
-            x0 = 170 + c * col_w + label_w
-            for j, key in enumerate(keys):
-                out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>'
-                           % (x0 + j * cell + cell // 2, y0 - 6, html.escape(key)))
+            x0 = 10 + c * col_w + label_w
+            for j, key in enumerate(keys):  # written upwards: "pad" fits a 22-unit column
+                out.append('<text transform="translate(%d,%d) rotate(-90)" dy="0.35em">%s</text>'
+                           % (x0 + j * cell + cell // 2, y0 - 5, html.escape(key)))
             for i, (query, values) in enumerate(rows):
                 out.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
-                           % (x0 - 6, y0 + i * cell + cell // 2 + 4, html.escape(query)))
+                           % (x0 - 5, y0 + i * cell + cell // 2 + 4, html.escape(query)))
                 for j, v in enumerate(values):
                     out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s" '
                                'stroke="white"><title>query %s, key %s: %s</title></rect>'
                                % (x0 + j * cell, y0 + i * cell, cell, cell,
                                   allowed if v else blocked, html.escape(query),
                                   html.escape(keys[j]), "may attend" if v else "blocked"))
-    y = height - 14
-    out.append('<rect x="170" y="%d" width="14" height="14" fill="%s"/>' % (y - 11, allowed))
-    out.append('<text x="190" y="%d">1 = may attend</text>' % y)
-    out.append('<rect x="300" y="%d" width="14" height="14" fill="%s" stroke="#999"/>'
+    y = height - 12
+    out.append('<rect x="10" y="%d" width="14" height="14" fill="%s"/>' % (y - 11, allowed))
+    out.append('<text x="30" y="%d">1 = may attend</text>' % y)
+    out.append('<rect x="140" y="%d" width="14" height="14" fill="%s" stroke="#999"/>'
                % (y - 11, blocked))
-    out.append('<text x="320" y="%d">0 = blocked</text>' % y)
+    out.append('<text x="160" y="%d">0 = blocked</text>' % y)
     out.append("</svg>\n")
     return "\n".join(out)
 
@@ -260,10 +303,31 @@ def prepare_class_links(cfg):
     write_if_changed(os.path.join(cfg["generated_dir"], "chapter_links.dox"), "\n".join(out))
 
 
+# ------------------------------------------------------------------------------------------------
+# prepare: a page that chapters link to before it is written
+
+
+# Label -> (the page's source, its title). Until the restructuring's docs/determinism.md is merged,
+# the chapters' links to it land on a stand-in page; once the file exists this does nothing.
+PENDING_PAGES = {"determinism": ("docs/determinism.md", "Why numbers can differ in the last digits")}
+
+
+def prepare_pending_pages(cfg):
+    for label, (source, title) in PENDING_PAGES.items():
+        path = os.path.join(cfg["generated_dir"], "pending_%s.dox" % label)
+        if os.path.exists(os.path.join(cfg["source_dir"], source)):
+            if os.path.exists(path):
+                os.remove(path)
+            continue
+        write_if_changed(path, "/**\n\\page %s %s\n\n%s is not written yet.\n*/\n"
+                         % (label, title, source))
+
+
 def cmd_prepare(cfg):
     prepare_outputs(cfg)
     prepare_figures(cfg)
     prepare_class_links(cfg)
+    prepare_pending_pages(cfg)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -449,18 +513,22 @@ def source_pages(cfg):
     return result
 
 
-def link_snippet_files(cfg):
+def html_pages(cfg, containing):
+    """(path, text) of every HTML page of the book whose text contains `containing`."""
     html_dir = cfg["html_dir"]
+    for name in sorted(os.listdir(html_dir)):
+        if name.endswith(".html"):
+            path = os.path.join(html_dir, name)
+            text = read(path)
+            if containing in text:
+                yield path, text
+
+
+def link_snippet_files(cfg):
     sources = source_pages(cfg)
     missing = set()
     caption = re.compile(r'<div class="tfm-snippet-file">(.*?)</div>', re.S)
-    for name in os.listdir(html_dir):
-        if not name.endswith(".html"):
-            continue
-        path = os.path.join(html_dir, name)
-        text = read(path)
-        if "tfm-snippet-file" not in text:
-            continue
+    for path, text in html_pages(cfg, "tfm-snippet-file"):
 
         def fix(m):
             where = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip()
@@ -512,6 +580,55 @@ def copy_mathjax(cfg):
         f.write(source)
 
 
+# The search shows plain text: a formula's TeX becomes the symbols it stands for
+# (\frac{Q K^\top}{\sqrt{d_k}} -> QKᵀ/√d_k), as a reader would type or read it.
+TEX_SYMBOLS = {
+    "times": "×", "cdot": "·", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠",
+    "neq": "≠", "approx": "≈", "in": "∈", "sum": "Σ", "prod": "Π", "infty": "∞", "to": "→",
+    "leftarrow": "←", "rightarrow": "→", "odot": "⊙", "ldots": "…", "dots": "…", "cdots": "⋯",
+    "langle": "⟨", "rangle": "⟩", "mid": "|", "lfloor": "⌊", "rfloor": "⌋", "partial": "∂",
+    "pm": "±", "sim": "~", "top": "ᵀ", "mathbb{R}": "ℝ", "alpha": "α", "beta": "β",
+    "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "theta": "θ", "lambda": "λ",
+    "mu": "μ", "pi": "π", "sigma": "σ", "omega": "ω", "Delta": "Δ", "ell": "ℓ", "max": "max",
+    "min": "min", "exp": "exp", "log": "log", "ln": "ln", "sin": "sin", "cos": "cos",
+}
+TEX_SPACES = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|textstyle)\b|"
+                        r"\\[!,;:> ]|\\q?quad\b|&|\\\\")
+TEX_GROUP = r"\{((?:[^{}]|\{[^{}]*\})*)\}"
+
+
+def tex_to_text(tex):
+    s = TEX_SPACES.sub(" ", tex).replace(r"\mathbb{R}", "ℝ")
+    s = re.sub(r"\^\s*\\top\b", "ᵀ", s)
+    s = re.sub(r"\\begin\{\w+\*?\}|\\end\{\w+\*?\}", " ", s)
+
+    def simple(text):
+        return re.fullmatch(r"[\w.√ᵀ^+-]+", text.strip()) is not None
+
+    for _ in range(6):  # nested groups, from the inside out
+        s = re.sub(r"([_^])\{([^{}]*)\}",
+                   lambda m: m.group(1) + (m.group(2) if simple(m.group(2))
+                                           else "(%s)" % m.group(2)), s)
+        s = re.sub(r"\\(?:mathrm|text|mathbf|mathit|operatorname|boldsymbol)\s*" + TEX_GROUP,
+                   r"\1", s)
+        s = re.sub(r"\\sqrt\s*" + TEX_GROUP,
+                   lambda m: "√" + (m.group(1) if simple(m.group(1)) else "(%s)" % m.group(1)), s)
+        s = re.sub(r"\\frac\s*" + TEX_GROUP + r"\s*" + TEX_GROUP,
+                   lambda m: "%s/%s" % tuple(g if simple(g) else "(%s)" % g
+                                             for g in (m.group(1).strip(), m.group(2).strip())),
+                   s)
+    s = re.sub(r"\\([A-Za-z]+)", lambda m: TEX_SYMBOLS.get(m.group(1), m.group(1)), s)
+    s = s.replace("{", "").replace("}", "").replace("\\", "")
+    return " ".join(s.split())
+
+
+def plain_formulas(text):
+    """Text with every \\( ... \\) and \\[ ... \\] of MathJax's delimiters as plain text."""
+    return re.sub(r"\\\((.*?)\\\)|\\\[(.*?)\\\]",
+                  lambda m: tex_to_text(m.group(1) if m.group(1) is not None else m.group(2)),
+                  text, flags=re.S)
+
+
 def build_search_index(cfg):
     html_dir = cfg["html_dir"]
     chapters = {name for _, name, _ in chapter_pages(cfg)}
@@ -527,7 +644,8 @@ def build_search_index(cfg):
         title = page_title(text)
         sections = []
         for anchor, heading, words in parser.sections:
-            body = " ".join(" ".join(words).split())
+            body = " ".join(plain_formulas(" ".join(words)).split())
+            heading = plain_formulas(heading)
             if body or heading:
                 sections.append({"a": anchor, "h": heading, "x": body})
         if not sections:
@@ -544,19 +662,101 @@ def build_search_index(cfg):
 def add_search_script(cfg):
     """Every page loads book-search.js: Enter in the search box searches the text."""
     tag = '<script type="text/javascript" src="book-search.js"></script>\n'
+    for path, text in html_pages(cfg, "</head>"):
+        if "book-search.js" not in text:
+            write_if_changed(path, text.replace("</head>", tag + "</head>", 1))
+
+
+# Every figure scales to the column: Doxygen shows an SVG figure in an <object> (\image) or an
+# <iframe> (\dot) of a fixed width, which the page's CSS cannot shrink without cutting it. An
+# <img> scales with its viewBox (book.css: max-width 100%). Only figures without links: the class
+# graphs of the code pages keep their clickable nodes.
+OBJECT_SVG = re.compile(r'<object type="image/svg\+xml" data="([^"]+\.svg)"( width="[^"]*")?'
+                        r'[^>]*></object>')
+IFRAME_SVG = re.compile(r'<iframe scrolling="no" frameborder="0" src="([^"]+\.svg)" '
+                        r'width="(\d+)" height="\d+">.*?</iframe>', re.S)
+
+
+def svg_has_links(path):
+    return os.path.exists(path) and "<a " in read(path)
+
+
+def figures_as_images(cfg):
     html_dir = cfg["html_dir"]
-    for name in os.listdir(html_dir):
-        if not name.endswith(".html"):
-            continue
+    for name in reader_pages(cfg):
         path = os.path.join(html_dir, name)
-        text = read(path)
-        if "book-search.js" in text or "</head>" not in text:
+        if not os.path.exists(path):
             continue
-        write_if_changed(path, text.replace("</head>", tag + "</head>", 1))
+        text = read(path)
+
+        def from_object(m):
+            if svg_has_links(os.path.join(html_dir, m.group(1))):
+                return m.group(0)
+            width = re.search(r'"([^"]*)"', m.group(2)).group(1) if m.group(2) else ""
+            style = ' style="width:%s"' % width if width.endswith("%") else (
+                ' width="%s"' % width if width else "")
+            return '<img src="%s"%s alt=""/>' % (m.group(1), style)
+
+        def from_iframe(m):
+            if svg_has_links(os.path.join(html_dir, m.group(1))):
+                return m.group(0)
+            return '<img src="%s" width="%s" alt=""/>' % (m.group(1), m.group(2))
+
+        write_if_changed(path, IFRAME_SVG.sub(from_iframe, OBJECT_SVG.sub(from_object, text)))
+
+
+# MathJax 2 shows a "Loading [MathJax]/extensions/MathZoom.js" box while it loads its parts: off.
+# A page without a formula does not load MathJax at all.
+MATHJAX_CONFIG = "MathJax.Hub.Config({\n"
+MATHJAX_SCRIPTS = re.compile(r'<script type="text/x-mathjax-config">.*?</script>\n'
+                             r'<script type="text/javascript" async="async" '
+                             r'src="mathjax/MathJax.js"></script>\n', re.S)
+HAS_FORMULA = re.compile(r"\\\(|\\\[|\\begin\{")
+
+
+def quiet_mathjax(cfg):
+    for path, text in html_pages(cfg, "mathjax/MathJax.js"):
+        body = text[text.find("<body"):]
+        if not HAS_FORMULA.search(body):
+            text = MATHJAX_SCRIPTS.sub("", text, count=1)
+        elif 'messageStyle: "none"' not in text:
+            text = text.replace(MATHJAX_CONFIG, MATHJAX_CONFIG + '  messageStyle: "none",\n', 1)
+        write_if_changed(path, text)
+
+
+def list_reader_pages(cfg):
+    """Doxygen's "Related Pages" lists only the pages outside the main page's tree; a reader
+    looks for the chapters there. Rewrites its table: the chapters in order, then every other
+    page of the book."""
+    html_dir = cfg["html_dir"]
+    path = os.path.join(html_dir, "pages.html")
+    if not os.path.exists(path):
+        return
+    chapters = [name for _, name, _ in chapter_pages(cfg)]
+    others = sorted((n for n in reader_pages(cfg) if n not in chapters and n != "index.html"
+                     and os.path.exists(os.path.join(html_dir, n))),
+                    key=lambda n: (n == "book_search.html", n))
+    rows = []
+    for k, name in enumerate(chapters + others):
+        title = page_title(read(os.path.join(html_dir, name)))
+        rows.append('<tr id="row_%d_" class="%s"><td class="entry"><span style="width:16px;'
+                    'display:inline-block;">&#160;</span><a class="el" href="%s" target="_self">'
+                    "%s</a></td><td class=\"desc\"></td></tr>"
+                    % (k, "even" if k % 2 == 0 else "odd", name, html.escape(title)))
+    text = read(path)
+    text = re.sub(r'(<table class="directory">\n).*?(</table>)',
+                  lambda m: m.group(1) + "\n".join(rows) + "\n" + m.group(2), text, count=1,
+                  flags=re.S)
+    text = text.replace("Here is a list of all related documentation pages:",
+                        "The chapters, in order, and the book's other pages:")
+    write_if_changed(path, text)
 
 
 def cmd_finish(cfg):
     add_chapter_navigation(cfg)
+    figures_as_images(cfg)
+    quiet_mathjax(cfg)
+    list_reader_pages(cfg)
     missing = link_snippet_files(cfg)
     if missing:
         sys.exit("book.py: no source page for %s (is the file in the book's INPUT?)"
@@ -567,160 +767,112 @@ def cmd_finish(cfg):
 
 
 # ------------------------------------------------------------------------------------------------
-# check
-
-class Blocks(HTMLParser):
-    """Collects the text of every code fragment (div.fragment) and every program-output block
-    (pre.tfm-output), and the prose outside links, code and output."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.stack = []  # (tag, kind)
-        self.fragments, self.outputs, self.prose = [], [], []
-        self.current = None
-        self.images = 0
-
-    def kind_of(self, tag, attrs):
-        cls = (dict(attrs).get("class") or "").split()
-        if tag == "div" and "fragment" in cls:
-            return "fragment"
-        if tag == "pre" and "tfm-output" in cls:
-            return "output"
-        if tag in ("a", "code", "pre", "script", "style", "tt", "title", "head"):
-            return "nolink"
-        if tag == "div" and ("title" in cls or "headertitle" in cls):
-            return "nolink"  # the page's own title
-        if tag == "div" and ("image" in cls or "dotgraph" in cls):
-            self.images += 1
-        return ""
-
-    def handle_starttag(self, tag, attrs):
-        kind = self.kind_of(tag, attrs)
-        if kind in ("fragment", "output") and self.current is None:
-            self.current = (kind, [], len(self.stack))
-        self.stack.append((tag, kind))
-
-    def handle_startendtag(self, tag, attrs):
-        self.kind_of(tag, attrs)
-
-    def handle_endtag(self, tag):
-        while self.stack:
-            t, _ = self.stack.pop()
-            if t == tag:
-                break
-        if self.current and len(self.stack) <= self.current[2]:
-            kind, parts, _ = self.current
-            (self.fragments if kind == "fragment" else self.outputs).append("".join(parts))
-            self.current = None
-
-    def handle_data(self, data):
-        if self.current:
-            self.current[1].append(data)
-        elif not any(k for _, k in self.stack):
-            self.prose.append(data)
-
-
-def normalise(text):
-    return "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
+# check: the rules are in book_check.py
 
 
 def cmd_check(cfg):
-    problems = []
-    html_dir = cfg["html_dir"]
-
-    # 1. The book carries its own MathJax: a copied book still renders its formulas.
-    mathjax = os.path.join(html_dir, "mathjax")
-    if os.path.islink(mathjax):
-        problems.append("html/mathjax is a symbolic link; a copied book would show raw TeX")
-    elif not os.path.isfile(os.path.join(mathjax, "MathJax.js")):
-        problems.append("html/mathjax/MathJax.js is missing")
-
-    # 2. Program output is plain text, never highlighted as code.
-    outputs = {}
-    for name in os.listdir(cfg["output_dir"]):
-        if name.endswith(".txt"):
-            text = normalise(read(os.path.join(cfg["output_dir"], name)))
-            if text:
-                outputs[name] = text
-    for ch in cfg["chapters"]:
-        for n, line in enumerate(read(ch["page"]).split("\n"), 1):
-            m = re.search(r"\\(include|includelineno|verbinclude|snippet)\s+(\S+\.txt)\b", line)
-            if m and m.group(2) in outputs:
-                problems.append("%s:%d: \\%s %s shows program output as code; write "
-                                "\\programoutput{%s}" % (ch["page"], n, m.group(1), m.group(2),
-                                                         m.group(2)[:-4]))
-
-    chapters = chapter_pages(cfg)
-    if len(chapters) != len(cfg["chapters"]):
-        problems.append("only %d of the %d chapter pages were written"
-                        % (len(chapters), len(cfg["chapters"])))
-    pages = [n for n in os.listdir(html_dir) if n.endswith(".html")
-             and not n.endswith("_source.html")]
-    chapter_names = {name for _, name, _ in chapters}
-    for name in pages:
-        text = read(os.path.join(html_dir, name))
-        blocks = Blocks()
-        blocks.feed(text)
-        for fragment in blocks.fragments:
-            frag = normalise(fragment)
-            for out_name, out in outputs.items():
-                head = "\n".join(out.split("\n")[:3])
-                if len(head) > 20 and head in frag:
-                    problems.append("%s: the output %s is shown as a code fragment (highlighted "
-                                    "as C++); use \\programoutput" % (name, out_name))
-        prose = "".join(blocks.prose)
-        # Markup that was meant to format, printed as text.
-        for m in re.finditer(r"</?(em|b|strong|code|i)>", prose):
-            problems.append("%s: the markup %s is printed as text: %r"
-                            % (name, m.group(0), prose[max(0, m.start() - 40):m.end() + 40]))
-        if name in chapter_names or name == "index.html":
-            # 3. Every mention of a chapter is a link.
-            for m in re.finditer(r"\b[Cc]hapters? (\d\d)\b", prose):
-                problems.append("%s: \"%s\" is not a link (write \\ref ch%s \"chapter %s\")"
-                                % (name, m.group(0), m.group(1), m.group(1)))
-        if name in chapter_names:
-            # 4. Previous and next links, at the top and at the bottom.
-            for where in ("top", "bottom"):
-                m = re.search(r'<div class="tfm-chapter-nav tfm-chapter-nav-%s">(.*?)</div>'
-                              % where, text, re.S)
-                if not m:
-                    problems.append("%s: no previous/next links at the %s" % (name, where))
-                    continue
-                for cls in ("tfm-prev", "tfm-next"):
-                    link = re.search(r'<a class="%s" href="([^"#]+)' % cls, m.group(1))
-                    if not link or not os.path.exists(os.path.join(html_dir, link.group(1))):
-                        problems.append("%s: the %s link at the %s is missing or broken"
-                                        % (name, cls[4:], where))
-            # 5. At least one figure.
-            if blocks.images == 0:
-                problems.append("%s: the chapter has no figure (\\image or \\dot)" % name)
-            # 6. Its output, as plain text.
-            if not blocks.outputs:
-                problems.append("%s: the chapter shows no program output (\\programoutput)" % name)
-        # 7. Snippet captions that found no source page.
-        if re.search(r'<div class="tfm-snippet-file">(?!<a )', text):
-            problems.append("%s: a snippet's file name is not linked to its source" % name)
-
-    # 8. The full-text search covers every chapter.
-    index = os.path.join(html_dir, "book-search-index.js")
-    if not os.path.exists(index):
-        problems.append("the full-text search index book-search-index.js is missing")
-    else:
-        data = read(index)
-        for _, name, _ in chapters:
-            if '"p":"%s"' % name not in data:
-                problems.append("the full-text search does not cover %s" % name)
-
+    import book_check
+    problems = book_check.check(cfg)
     if problems:
         sys.stderr.write("The book breaks %d of its rules (docs/book.py check):\n" % len(problems))
         for p in problems:
             sys.stderr.write("  " + p + "\n")
         sys.exit(1)
-    print("book.py check: %d chapter pages with previous/next links, figures and plain-text "
-          "output; MathJax copied; search index written" % len(chapters))
+    print("book.py check: %d chapter pages; every figure fits the column, every output line "
+          "too; the pages' numbers come from their runs" % len(chapter_pages(cfg)))
+
+
+# ------------------------------------------------------------------------------------------------
+# try-it: every exercise of a chapter's "Try it" section runs, and changes the output
+
+TRY_IT_HEADING = re.compile(r"^##\s+Try it\b")
+TRY_IT_COMMAND = re.compile(r"`\./tutorial chapter (\d+)((?: [^`]*)?)`")
+
+
+def try_it_commands(page):
+    """[(chapter number, [arguments], line number, whether it should stop with an error)] of the
+    exercises of a chapter page: the first `./tutorial chapter N ...` of every list item of its
+    "## Try it" section. An item that says "error" expects the program to refuse the command."""
+    items, inside = [], False
+    for n, line in enumerate(read(page).split("\n"), 1):
+        if line.startswith("## "):
+            inside = bool(TRY_IT_HEADING.match(line))
+            continue
+        if not inside:
+            continue
+        if re.match(r"\s*(\d+\.|-)\s", line):
+            items.append([n, line])
+        elif items and line.strip():
+            items[-1][1] += " " + line.strip()
+    commands = []
+    for n, text in items:
+        m = TRY_IT_COMMAND.search(text)
+        if m:
+            commands.append((int(m.group(1)), m.group(2).split(), n,
+                             re.search(r"\berror\b", text) is not None))
+    return commands
+
+
+def without_times(text):
+    """Output with every time and rate ("1.96 s", "16.9 GFLOP/s") replaced by "<t>": they differ
+    at every run."""
+    return re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)? ?(s|ms|min)\b|\b\d+(\.\d+)? ?[A-Za-z]*/s\b", "<t>",
+                  text)
+
+
+def cmd_try_it(bin_dir, runs_file, pages):
+    """Runs every exercise command of the pages' "Try it" sections: each must end without an
+    error and print something else than the chapter's own run (its line in chapter_runs.txt),
+    or, if its item says so, stop with an error message."""
+    import shlex
+    import subprocess
+    import tempfile
+    defaults = {}
+    for line in read(runs_file).split("\n"):
+        if line.strip():
+            exe, *args = shlex.split(line)
+            defaults[int(exe[2:4])] = (exe, args)
+    failures, count, baseline = [], 0, {}
+    for page in pages:
+        for chapter, args, line, expects_error in try_it_commands(page):
+            count += 1
+            where = "%s:%d: ./tutorial chapter %d %s" % (page, line, chapter, " ".join(args))
+            if chapter not in defaults:
+                failures.append(where + ": no chapter %d" % chapter)
+                continue
+            exe, default_args = defaults[chapter]
+            with tempfile.TemporaryDirectory() as work:
+                def run(arguments):
+                    return subprocess.run([os.path.join(bin_dir, exe)] + arguments, cwd=work,
+                                          capture_output=True, text=True, timeout=600)
+                if chapter not in baseline:
+                    baseline[chapter] = without_times(run(default_args).stdout)
+                result = run(args)
+            if expects_error:
+                # Refused with a message, the way every bad input is: exit code 1 or 2.
+                if result.returncode not in (1, 2) or "error" not in result.stderr:
+                    failures.append("%s: should stop with an error message, got exit code %d"
+                                    % (where, result.returncode))
+                else:
+                    print("ok   %s (%s)" % (where, result.stderr.strip().split("\n")[-1]))
+            elif result.returncode != 0:
+                failures.append("%s: exit code %d: %s" % (where, result.returncode,
+                                                         result.stderr.strip()[-300:]))
+            elif without_times(result.stdout) == baseline[chapter]:
+                failures.append(where + ": prints the same as the chapter's own run")
+            else:
+                print("ok   " + where)
+    if failures:
+        sys.stderr.write("%d of %d exercises fail:\n  %s\n" % (len(failures), count,
+                                                                "\n  ".join(failures)))
+        sys.exit(1)
+    print("%d exercises run and change the output" % count)
 
 
 def main(argv):
+    if len(argv) >= 5 and argv[1] == "try-it":
+        cmd_try_it(argv[2], argv[3], argv[4:])
+        return
     if len(argv) < 3 or argv[1] not in ("prepare", "filter", "finish", "check"):
         sys.exit(__doc__)
     cfg = load_config(argv[2])

@@ -237,3 +237,52 @@ TEST_CASE("heatmap: errors name the path or the mismatch", "[heatmap]") {
   CHECK_THROWS_AS(write_heatmap_svg(temp_path("tfm_unused.svg"), Tensor2(xt::zeros<float>({0, 3}))),
                   std::invalid_argument);
 }
+
+TEST_CASE("heatmap panels: one map per panel, each titled, one colour scale", "[heatmap]") {
+  // Three 2 x 3 maps, two to a row: 0..5, 6..11, 12..17; the scale spans all of them.
+  std::vector<Tensor2> panels;
+  for (int k = 0; k < 3; ++k) {
+    Tensor2 values = Tensor2::from_shape({2, 3});
+    for (std::size_t i = 0; i < values.size(); ++i) values.data()[i] = float(6 * k + int(i));
+    panels.push_back(values);
+  }
+  HeatmapOptions options;
+  options.row_labels = {"a", "b"};
+  options.column_labels = {"x", "y", "z"};
+  const std::string path = temp_path("tfm_test_heatmap_panels.svg");
+  write_heatmap_panels_svg(path, panels, {"head 0", "head 1", "head 2"}, 2, options);
+  const std::string svg = read_file(path);
+  std::remove(path.c_str());
+  CHECK(svg.find("viewBox=\"0 0 ") != std::string::npos);
+  for (const char* title : {">head 0<", ">head 1<", ">head 2<"})
+    CHECK(svg.find(title) != std::string::npos);
+  // One group of cells per panel, with unique ids; every cell once.
+  CHECK(count(svg, "<g id=\"cells") == 3);
+  CHECK(count(svg, "<rect x=\"0\" y=\"0\" width=\"1\" height=\"1\"") == 3);
+  // Panel 0's first cell is the lowest colour, panel 2's last the highest: one shared scale.
+  CHECK(cells_group(svg).find("fill=\"" + heatmap_colour(0.0, ColourScale::kViridis) + "\"") !=
+        std::string::npos);
+  const std::size_t last = svg.find("<g id=\"cells-2\"");
+  REQUIRE(last != std::string::npos);
+  CHECK(svg.find("<rect x=\"2\" y=\"1\" width=\"1\" height=\"1\" fill=\"" +
+                     heatmap_colour(1.0, ColourScale::kViridis) + "\"",
+                 last) != std::string::npos);
+  // Every panel has the row and column labels.
+  CHECK(count(svg, ">a</text>") == 3);
+  CHECK(count(svg, ">z</text>") == 3);
+  CHECK(count(svg, "<g ") == count(svg, "</g>"));
+}
+
+TEST_CASE("heatmap panels: errors name the mismatch", "[heatmap]") {
+  const std::string path = temp_path("tfm_unused_panels.svg");
+  const Tensor2 a = xt::zeros<float>({2, 2}), b = xt::zeros<float>({2, 3});
+  CHECK_THROWS_WITH(write_heatmap_panels_svg(path, {}, {}, 2), Catch::Contains("nothing to draw"));
+  CHECK_THROWS_WITH(write_heatmap_panels_svg(path, {a, b}, {"0", "1"}, 2),
+                    Catch::Contains("panels of shapes [2, 2] and [2, 3]"));
+  CHECK_THROWS_WITH(write_heatmap_panels_svg(path, {a, a}, {"only one"}, 2),
+                    Catch::Contains("1 titles for 2 panels"));
+  CHECK_THROWS_WITH(write_heatmap_panels_svg(path, {a}, {"0"}, 0),
+                    Catch::Contains("panels_per_row must be at least 1"));
+  CHECK_THROWS_WITH(write_heatmap_panels_svg("/no/such/directory/map.svg", {a}, {"0"}, 1),
+                    Catch::Contains("'/no/such/directory/map.svg'"));
+}

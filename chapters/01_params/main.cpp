@@ -5,10 +5,36 @@
 // component follow from it.
 #include <iomanip>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "tfm/core/trace.hpp"
 #include "tfm/io/command_line.hpp"
 #include "tfm/model/config.hpp"
+
+namespace {
+
+// The presets of the three references and of the tests, side by side: the sizes that differ.
+void print_presets() {
+  const std::vector<std::string> names = {"csdn", "nlp-tutorial", "vowels", "tiny"};
+  const std::vector<std::string> keys = {
+      "src_vocab_size",   "tgt_vocab_size", "d_model", "n_heads",        "n_encoder_layers",
+      "n_decoder_layers", "d_ff",           "dropout", "attention_bias", "shared_embedding"};
+  std::cout << "The presets\n  " << std::left << std::setw(22) << "" << std::right;
+  for (const std::string& name : names) std::cout << std::setw(14) << name;
+  std::cout << '\n';
+  for (const std::string& key : keys) {
+    std::cout << "  " << std::left << std::setw(22) << key << std::right;
+    for (const std::string& name : names) std::cout << std::setw(14) << tfm::preset(name).get(key);
+    std::cout << '\n';
+  }
+  std::cout << "  " << std::left << std::setw(22) << "parameters" << std::right;
+  for (const std::string& name : names)
+    std::cout << std::setw(14) << tfm::total_parameters(tfm::preset(name));
+  std::cout << "\n\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {
@@ -20,9 +46,11 @@ int main(int argc, char** argv) {
     tfm::Config config = tfm::config_from_command_line(cli);
     // [build config]
 
-    std::cout << "Preset '" << config.preset << "'\n";
+    print_presets();
+    std::cout << "This run: preset '" << config.preset << "'"
+              << (cli.values("--set").empty() ? "" : ", then the --set changes") << "\n";
     for (const std::string& key : tfm::Config::keys())
-      std::cout << "  " << std::left << std::setw(18) << key << config.get(key) << '\n';
+      std::cout << "  " << std::left << std::setw(22) << key << config.get(key) << '\n';
     std::cout << "Derived: d_k = d_v = d_model / n_heads = " << config.d_model << " / "
               << config.n_heads << " = " << config.d_k() << "\n\n";
 

@@ -87,7 +87,9 @@ int main(int argc, char** argv) {
     // [embed and encode]
     const tfm::TokenIds ids = {{1, 2, 3, 4, 0}, {1, 2, 3, 5, 0}};
     tfm::Rng rng(seed);
-    tfm::Embedding embedding(config.src_vocab_size, d, rng);
+    // nn.Embedding's N(0, 1), or N(0, 1/d_model) with --set scaled_embedding_init=1.
+    const float init_std = config.scaled_embedding_init ? 1.0f / std::sqrt(float(d)) : 1.0f;
+    tfm::Embedding embedding(config.src_vocab_size, d, rng, init_std);
     tfm::Tensor3 x;
     {
       tfm::trace::Enable trace;
@@ -107,8 +109,9 @@ int main(int argc, char** argv) {
     tfm::Tensor3 scaled = x - positions;  // the scaled embeddings alone
     std::printf("\nRMS (= std around 0) of the %zu x %zu token vectors and of the table rows 0..%zu:\n",
                 ids.shape(0), len, len - 1);
-    std::printf("  embedding rows weight[id]        %8.3f   (N(0, 1) initialisation, as nn.Embedding)\n",
-                rms_of_rows(embedding.weight.value, ids));
+    std::printf("  embedding rows weight[id]        %8.3f   (%s initialisation)\n",
+                rms_of_rows(embedding.weight.value, ids),
+                config.scaled_embedding_init ? "N(0, 1/d_model)" : "N(0, 1), as nn.Embedding's");
     std::printf("  scaled by sqrt(d_model) = %-6.2f %8.3f\n", double(embedding.scale()), rms(scaled));
     std::printf("  positional encoding              %8.3f\n", rms(positions));
     std::printf("  token signal / position signal   %8.1f\n", rms(scaled) / rms(positions));

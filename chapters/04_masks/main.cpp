@@ -43,13 +43,18 @@ int main(int argc, char** argv) {
   return tfm::run_program([&] {
     tfm::CommandLine cli("ch04_masks", "Chapter 04: padding masks, the subsequent (causal) mask, and "
                                        "the masks of the encoder, the decoder and cross-attention.");
+    cli.option("--query", "I", "the target position whose row of scores is masked at the end", "1")
+        .option("--fill", "X", "what a blocked score becomes before the softmax (e.g. -inf)",
+                "-1e9");
     if (!cli.parse(argc, argv)) return 0;
+    const float fill = static_cast<float>(cli.number("--fill"));
 
     // Two source sentences of 5 and 3 tokens, padded with id 0 to the longest, and their
     // decoder inputs of 4 and 2 tokens (id 1 = <bos>), padded to 4.
     const tfm::TokenIds src = {{5, 7, 3, 9, 2}, {4, 8, 6, 0, 0}};
     const tfm::TokenIds tgt = {{1, 6, 3, 8}, {1, 5, 0, 0}};
     const std::size_t batch = src.shape(0), src_len = src.shape(1), tgt_len = tgt.shape(1);
+    const std::size_t query = cli.count("--query", 0, tgt_len - 1);
 
     tfm::trace::Enable trace;
     traced_tokens(src, "source, padded", "src", "batch, src_len");
@@ -85,26 +90,39 @@ int main(int argc, char** argv) {
     // [apply mask]
     // What attention does with a mask: blocked scores become -1e9 before the softmax, so their
     // weights are exp(-1e9 - max) = 0 and the allowed weights still sum to 1.
-    const float scores[4] = {2.0f, 1.0f, 0.5f, 3.0f};  // made-up scores of one query
-    const std::size_t b = 1, i = 1;                      // sentence 1, its 2nd target token
-    float filled[4], weights[4], max = -INFINITY, sum = 0.0f;
-    for (std::size_t j = 0; j < 4; ++j) {
-      filled[j] = tgt_mask(b, i, j) ? scores[j] : -1e9f;
-      max = std::max(max, filled[j]);
-    }
-    for (std::size_t j = 0; j < 4; ++j) sum += weights[j] = std::exp(filled[j] - max);
-    for (float& w : weights) w /= sum;
+    const auto masked_softmax = [&](const float* scores, const std::uint8_t* allowed, float* filled,
+                                    float* weights) {
+      float max = -INFINITY, sum = 0.0f;
+      for (std::size_t j = 0; j < 4; ++j) {
+        filled[j] = allowed[j] ? scores[j] : fill;
+        max = std::max(max, filled[j]);
+      }
+      for (std::size_t j = 0; j < 4; ++j) sum += weights[j] = std::exp(filled[j] - max);
+      for (std::size_t j = 0; j < 4; ++j) weights[j] /= sum;
+    };
     // [apply mask]
+    const float scores[4] = {2.0f, 1.0f, 0.5f, 3.0f};  // made-up scores of one query
+    const std::size_t b = 1, i = query;                // sentence 1
+    const auto print_row = [&](const char* title, const std::uint8_t* allowed) {
+      float filled[4], weights[4];
+      masked_softmax(scores, allowed, filled, weights);
+      if (*title) std::printf("%s\n", title);
+      std::printf("  %-22s", "mask");
+      for (std::size_t j = 0; j < 4; ++j) std::printf("%9d", allowed[j]);
+      std::printf("\n  %-22s", "scores");
+      for (float v : scores) std::printf("%9.2f", v);
+      std::printf("\n  %-22s", ("filled with " + cli.value("--fill")).c_str());
+      for (float v : filled) std::printf("%9.3g", v);
+      std::printf("\n  %-22s", "softmax");
+      for (float w : weights) std::printf("%9.4f", w);
+      std::printf("\n");
+    };
+    std::uint8_t row[4];
+    for (std::size_t j = 0; j < 4; ++j) row[j] = tgt_mask(b, i, j);
     std::printf("One row of decoder self-attention (sentence %zu, query %zu):\n", b, i);
-    std::printf("  %-22s", "mask");
-    for (std::size_t j = 0; j < 4; ++j) std::printf("%9d", tgt_mask(b, i, j));
-    std::printf("\n  %-22s", "scores");
-    for (float s : scores) std::printf("%9.2f", s);
-    std::printf("\n  %-22s", "filled with -1e9");
-    for (float s : filled) std::printf("%9.3g", s);
-    std::printf("\n  %-22s", "softmax");
-    for (float w : weights) std::printf("%9.4f", w);
-    std::printf("\n");
+    print_row("", row);
+    const std::uint8_t none[4] = {0, 0, 0, 0};
+    print_row("\nA query that may see no key at all (every pair blocked):", none);
     return 0;
   });
 }

@@ -3,6 +3,7 @@
 // Every query position asks "which key positions are like me?": the scores Q Kᵀ / sqrt(d_k), turned
 // into weights by a softmax over the keys, average the value rows. Here Q = K = V come straight
 // from a fixed sentence's embeddings, split into heads; chapter 06 adds the learned projections.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/command_line.hpp"
+#include "tfm/io/heatmap.hpp"
 #include "tfm/layers/attention.hpp"
 #include "tfm/layers/mask.hpp"
 
@@ -40,12 +42,41 @@ void print_weights(const std::string& title, const tfm::Tensor4& weights, std::s
   std::printf("\n");
 }
 
-// Writes weights[b, h] as an SVG heat map with the tokens as labels.
-void write_weights_svg(const std::string& path, const std::string& title,
-                       const tfm::Tensor4& weights, std::size_t b, std::size_t h) {
-  tfm::write_attention_heatmap(path, title, tfm::attention_head(weights, b, h), sentence_words(b),
-                               sentence_words(b));
+// Writes head 0's weights under each mask as one figure: a titled map per mask, side by side.
+void write_weights_svg(const std::string& path, const std::vector<tfm::Tensor2>& maps,
+                       const std::vector<std::string>& titles) {
+  tfm::HeatmapOptions options;
+  options.title = "Head 0's self-attention weights";
+  options.x_label = "key";
+  options.y_label = "query";
+  options.row_labels = options.column_labels = sentence_words(0);
+  options.min_value = 0.0f;
+  options.max_value = 1.0f;
+  tfm::write_heatmap_panels_svg(path, maps, titles, maps.size(), options);
   std::printf("wrote %s\n\n", path.c_str());
+}
+
+// How spread the scores S = Q K^T / sqrt(d_k) are, and how peaked the weights: a softmax of
+// widely spread scores puts almost all of a row's weight on one key.
+void print_sharpness(const tfm::Tensor4& q, const tfm::Tensor4& k, const tfm::Tensor4& weights) {
+  const std::size_t H = q.shape(1), L = q.shape(2), d_k = q.shape(3);
+  double sum = 0.0, sum_sq = 0.0, largest = 0.0;
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t i = 0; i < L; ++i) {
+      double row_max = 0.0;
+      for (std::size_t j = 0; j < L; ++j) {
+        double dot = 0.0;
+        for (std::size_t c = 0; c < d_k; ++c) dot += double(q(0, h, i, c)) * double(k(0, h, j, c));
+        const double score = dot / std::sqrt(double(d_k));
+        sum += score;
+        sum_sq += score * score;
+        row_max = std::max(row_max, double(weights(0, h, i, j)));
+      }
+      largest += row_max;
+    }
+  const double n = double(H * L * L), mean = sum / n;
+  std::printf("Spread (std) of the scores S: %.2f; largest weight of a row, on average: %.2f\n\n",
+              std::sqrt(std::max(0.0, sum_sq / n - mean * mean)), largest / double(H * L));
 }
 
 }  // namespace
@@ -58,9 +89,11 @@ int main(int argc, char** argv) {
     cli.option("--heads", "N", "number of heads", "2")
         .option("--d-k", "N", "size of each head's queries, keys and values", "4")
         .option("--seed", "N", "seed of the random embedding table", "0")
-        .option("--svg", "PATH", "heat map of the padding-masked weights", "attention_weights.svg")
-        .option("--causal-svg", "PATH", "heat map of the causal weights",
-                "attention_weights_causal.svg");
+        .flag("--no-scale",
+              "leave out the division by sqrt(d_k): the queries are multiplied by "
+              "sqrt(d_k) first, which cancels it")
+        .option("--svg", "PATH", "heat maps of head 0's weights with each mask",
+                "attention_weights.svg");
     if (!cli.parse(argc, argv)) return 0;
     const std::size_t H = cli.count("--heads", 1, 64), d_k = cli.count("--d-k", 1, 1024);
     const std::size_t B = kSentence.shape(0), L = kSentence.shape(1), d_model = H * d_k;
@@ -77,12 +110,15 @@ int main(int argc, char** argv) {
       for (std::size_t h = 0; h < H; ++h)
         for (std::size_t i = 0; i < L; ++i)
           for (std::size_t j = 0; j < d_k; ++j) x(b, h, i, j) = table(kSentence(b, i), h * d_k + j);
-    const tfm::Tensor4 &q = x, &k = x, &v = x;
+    const tfm::Tensor4 &k = x, &v = x;
     // [inputs]
+    // --no-scale: Q sqrt(d_k) Kᵀ / sqrt(d_k) = Q Kᵀ, the scores without the scaling.
+    const tfm::Tensor4 q = cli.flag_set("--no-scale") ? tfm::Tensor4(x * std::sqrt(float(d_k))) : x;
 
     tfm::trace::Enable trace;
     traced_input(kSentence, "token ids", "ids", "batch, len");
     traced_input(x, "embedded, split into heads", "Q = K = V", "batch, heads, len, d_k");
+    if (cli.flag_set("--no-scale")) std::printf("--no-scale: Q = x sqrt(d_k), K = V = x\n");
     std::printf("\n");
 
     tfm::ScaledDotProductAttention attention;
@@ -92,6 +128,7 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
     print_weights("Weights without a mask", attention.weights(), 0, 0);
+    print_sharpness(q, k, attention.weights());
     std::printf("With Q = K, a token's most similar key is usually itself: the diagonal is heavy.\n"
                 "That is why chapter 06 gives queries and keys their own learned projections.\n"
                 "The padding token P still receives weight: nothing has told attention it is empty.\n\n");
@@ -105,8 +142,7 @@ int main(int argc, char** argv) {
     // [padding mask]
     std::printf("\n");
     print_weights("Weights with the padding mask", attention.weights(), 0, 0);
-    write_weights_svg(cli.value("--svg"), "Self-attention weights, padding mask, head 0",
-                      attention.weights(), 0, 0);
+    const tfm::Tensor2 padding_weights = tfm::attention_head(attention.weights(), 0, 0);
 
     // [causal mask]
     const tfm::Mask causal_mask = tfm::decoder_self_mask(kSentence);  // padding AND subsequent
@@ -121,8 +157,9 @@ int main(int argc, char** argv) {
     std::printf("Row i spreads its weight over keys 0..i only; the first token can only see itself.\n"
                 "The query P may not see itself (it is padding), but its row is not empty, so it\n"
                 "still averages the real tokens before it.\n");
-    write_weights_svg(cli.value("--causal-svg"), "Self-attention weights, causal mask, head 0",
-                      attention.weights(), 0, 0);
+    write_weights_svg(cli.value("--svg"),
+                      {padding_weights, tfm::attention_head(attention.weights(), 0, 0)},
+                      {"padding mask", "padding and causal mask"});
 
     // A query that may attend to nothing: every score is -1e9, the softmax is uniform, not NaN.
     tfm::Mask blocked = causal_mask;

@@ -5,6 +5,7 @@
 // puts the h results side by side and mixes them with one more projection, W_O. The same layer
 // does the encoder's self-attention (queries, keys and values from one sequence) and the
 // decoder's cross-attention (queries from the target, keys and values from the encoder output).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -83,19 +84,21 @@ int main(int argc, char** argv) {
       tfm::print_weight_grid(mha.attention_weights(), 0, 1, src_words, src_words);
     }
 
+    // Every head's weights for sentence 0, four heads to a row, one colour scale for all.
     tfm::HeatmapOptions options;
-    options.title = "Self-attention weights of sentence 0, heads 0.." +
-                    std::to_string(mha.n_heads() - 1) + " left to right (untrained)";
-    options.x_label = "key position, head by head";
+    options.title = "Self-attention weights of sentence 0, one map per head (untrained)";
+    options.x_label = "key";
     options.y_label = "query";
     options.row_labels = src_words;
-    for (std::size_t h = 0; h < mha.n_heads(); ++h) {
-      if (h > 0) options.column_labels.push_back("");
-      for (const std::string& w : src_words) options.column_labels.push_back(w);
-    }
+    options.column_labels = src_words;
     options.min_value = 0.0f;
-    tfm::write_heatmap_svg(cli.value("--svg"), tfm::heads_side_by_side(mha.attention_weights(), 0),
-                           options);
+    std::vector<tfm::Tensor2> heads;
+    std::vector<std::string> head_titles;
+    for (std::size_t h = 0; h < mha.n_heads(); ++h) {
+      heads.push_back(tfm::attention_head(mha.attention_weights(), 0, h));
+      head_titles.push_back("head " + std::to_string(h));
+    }
+    tfm::write_heatmap_panels_svg(cli.value("--svg"), heads, head_titles, 4, options);
     std::printf("Heat map of all %zu heads: %s\n", mha.n_heads(), cli.value("--svg").c_str());
 
     // [self-attention backward]
@@ -114,6 +117,14 @@ int main(int argc, char** argv) {
                                tfm::shape_string(p.shape), "");
     }
     // [self-attention backward]
+    // With biases: the key bias adds the same q . b_K to a whole row of scores, which the softmax
+    // ignores, so its gradient is 0 up to rounding; the other biases do learn.
+    for (const tfm::ParameterRef& p : params)
+      if (p.name.size() > 5 && p.name.compare(p.name.size() - 5, 5, ".bias") == 0) {
+        float largest = 0.0f;
+        for (std::size_t i = 0; i < p.size; ++i) largest = std::max(largest, std::abs(p.grad[i]));
+        std::printf("largest |gradient| of %-10s %.1e\n", p.name.c_str(), double(largest));
+      }
 
     // [cross-attention]
     // Decoder cross-attention: queries from the target (6 positions), keys and values from the

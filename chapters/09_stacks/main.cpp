@@ -81,8 +81,8 @@ int main(int argc, char** argv) {
     config.tgt_vocab_size = data.target_vocabulary().size();
     config.validate();
     std::printf(
-        "Preset '%s': d_model = %zu, %zu + %zu layers, dropout p = %.2f; vocabularies of %zu "
-        "source and %zu target words (with <pad>, <bos>, <eos>, <unk>)\n\n",
+        "Preset '%s': d_model = %zu, %zu + %zu layers, dropout p = %.2f\n"
+        "Vocabularies: %zu source and %zu target words (with <pad>, <bos>, <eos>, <unk>)\n\n",
         config.preset.c_str(), config.d_model, config.n_encoder_layers, config.n_decoder_layers,
         double(config.dropout), config.src_vocab_size, config.tgt_vocab_size);
 

@@ -34,6 +34,15 @@ tfm::TokenIds random_ids(std::size_t batch, std::size_t len, std::size_t vocab, 
   return ids;
 }
 
+// Prints one record one level less indented. The whole trace sits in the scope "Transformer";
+// its title is left out, so that the deepest lines (attention inside a layer inside a stack)
+// fit a page.
+void print_one_level_up(tfm::trace::Record r) {
+  if (r.depth == 0 && r.kind == tfm::trace::Record::Kind::kScope) return;
+  r.depth = std::max(0, r.depth - 1);
+  tfm::trace::print({r}, std::cout);
+}
+
 // Prints captured trace records in full for layer 0 of each stack; a later layer whose steps are
 // those of layer 0 (same steps, same shapes) is summarised in one line.
 void print_with_repeated_layers_folded(const std::vector<tfm::trace::Record>& records) {
@@ -53,13 +62,51 @@ void print_with_repeated_layers_folded(const std::vector<tfm::trace::Record>& re
       Record folded = r;
       folded.text +=
           "   (the same " + std::to_string(steps) + " steps and shapes as " + stack + " 0)";
-      tfm::trace::print({folded}, std::cout);
+      print_one_level_up(folded);
       i = end - 1;
       continue;
     }
     if (layer && !first_layer.count(stack)) first_layer[stack] = body;  // layer 0, shown in full
-    tfm::trace::print({r}, std::cout);
+    print_one_level_up(r);
   }
+}
+
+// Multiply-adds of one forward pass, by part (2 FLOP each): where the work is.
+struct Work {
+  double projections = 0, feed_forward = 0, attention = 0, generator = 0;
+  double total() const { return projections + feed_forward + attention + generator; }
+};
+
+Work forward_work(const tfm::Config& c) {
+  const double B = double(c.batch_size), S = double(c.src_len), T = double(c.tgt_len);
+  const double d = double(c.d_model), ff = double(c.d_ff), V = double(c.tgt_vocab_size);
+  const double layers_e = double(c.n_encoder_layers), layers_d = double(c.n_decoder_layers);
+  Work w;
+  // Encoder layer: W_Q, W_K, W_V, W_O on S rows; Q K^T and A V; two FFN products.
+  w.projections += layers_e * 4 * B * S * d * d;
+  w.attention += layers_e * 2 * B * S * S * d;
+  w.feed_forward += layers_e * 2 * B * S * d * ff;
+  // Decoder layer: self-attention on T rows; cross-attention's W_Q, W_O on T rows and W_K, W_V
+  // on the S rows of memory; both attentions' two products; two FFN products.
+  w.projections += layers_d * (4 * B * T * d * d + 2 * B * T * d * d + 2 * B * S * d * d);
+  w.attention += layers_d * (2 * B * T * T * d + 2 * B * T * S * d);
+  w.feed_forward += layers_d * 2 * B * T * d * ff;
+  w.generator = B * T * d * V;
+  return w;
+}
+
+void print_work(const tfm::Config& config, double seconds) {
+  const Work w = forward_work(config);
+  const double total = 2 * w.total();
+  std::printf("Matrix products of one forward pass: %.1f GFLOP (%.1f GFLOP/s in the time above)\n",
+              total * 1e-9, total * 1e-9 / seconds);
+  const std::pair<const char*, double> parts[] = {{"projections W_Q, W_K, W_V, W_O", w.projections},
+                                                  {"feed-forward networks", w.feed_forward},
+                                                  {"generator", w.generator},
+                                                  {"attention: Q K^T and A V", w.attention}};
+  for (const auto& [name, work] : parts)
+    std::printf("  %-32s %7.2f GFLOP  %5.1f %%\n", name, 2 * work * 1e-9, 100 * 2 * work / total);
+  std::printf("\n");
 }
 
 // [parameter groups]
@@ -146,6 +193,10 @@ int main(int argc, char** argv) {
       trace_records = capture.records();
     }
     // [reference test]
+    std::printf(
+        "The traced forward pass: %zu lines; a later layer that repeats layer 0's steps "
+        "is one line\n",
+        trace_records.size());
     print_with_repeated_layers_folded(trace_records);
     std::printf("out.shape = %s\n\n", tfm::shape_string(out.shape()).c_str());
 
@@ -164,8 +215,10 @@ int main(int argc, char** argv) {
     }
     std::sort(times.begin(), times.end());
     // [time forward]
-    std::printf("Forward pass, %s mode: %.3f s (median of %zu, after one warm-up pass)\n\n",
-                cli.flag_set("--eval") ? "evaluation" : "training", times[times.size() / 2], repeat);
+    std::printf("Forward pass, %s mode: %.3f s (median of %zu, after one warm-up pass)\n",
+                cli.flag_set("--eval") ? "evaluation" : "training", times[times.size() / 2],
+                repeat);
+    print_work(config, times[times.size() / 2]);
 
     // [masks]
     // On a tiny model: the masks the Transformer builds from a padded batch of one sentence pair.

@@ -1,6 +1,7 @@
 /// \file heatmap.hpp
-/// \brief Chapter 03: a self-contained SVG heat map of a matrix (positional encodings, attention weights),
-/// written without any plotting library.
+/// \brief Chapter 03: a self-contained SVG heat map of a matrix (positional encodings, attention
+/// weights), or of several side by side (the heads of chapter 06), written without any plotting
+/// library.
 #pragma once
 
 #include <optional>
@@ -41,6 +42,16 @@ struct HeatmapOptions {
 /// std::runtime_error naming `path` if the file cannot be written.
 void write_heatmap_svg(const std::string& path, const Tensor2& values,
                        const HeatmapOptions& options = {});
+
+/// Writes several matrices of one shape as small multiples (e.g. the heads of one attention):
+/// `panels_per_row` maps to a row, each with its title above it ("head 3") and the row and
+/// column labels of `options`; one colour scale, one colour bar, the title and axis names once.
+/// Throws std::invalid_argument for no panels, panels of different shapes, a title count that
+/// differs from the panel count or labels of the wrong length, and std::runtime_error naming
+/// `path` if the file cannot be written.
+void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2>& panels,
+                              const std::vector<std::string>& panel_titles,
+                              std::size_t panels_per_row, const HeatmapOptions& options = {});
 
 /// The colour of position t in [0, 1] along `scale` (clamped), as `#rrggbb`.
 std::string heatmap_colour(double t, ColourScale scale);
