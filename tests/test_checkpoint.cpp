@@ -4,6 +4,7 @@
 // exported from PyTorch (tools/checkpoint_interop.py) gives PyTorch's logits.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include "tfm/train/checkpoint_config.hpp"
 #include "tfm/train/saving.hpp"
 #include "tfm/train/cross_entropy.hpp"
+#include "tfm/train/training_run.hpp"
 
 using namespace tfm;
 using Catch::Contains;
@@ -570,6 +572,83 @@ TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer 
     CHECK(adam.first_moment(i) == std::vector<float>(params.refs()[i].size, 0.0f));
 }
 
+TEST_CASE("Checkpoint: an optimizer state from another run is refused", "[checkpoint][adam][bad-input]") {
+  testing::TempDir tmp("checkpoint", "other_run");
+  const auto trained_checkpoint = [&](const std::string& name, std::uint64_t seed, int steps) {
+    Transformer model(tiny_config(), seed);
+    Adam adam(parameters_of(model));
+    train(model, adam, steps);
+    save_checkpoint(tmp.file(name), tiny_header(), parameters_of(model), &adam);
+  };
+  trained_checkpoint("twenty", 1, 20);
+  trained_checkpoint("three", 2, 3);
+  // The same shapes: only the fingerprint of the weights tells them apart.
+  fs::remove_all(tmp.path / "twenty" / "optimizer");
+  fs::copy(tmp.path / "three" / "optimizer", tmp.path / "twenty" / "optimizer", fs::copy_options::recursive);
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  load_parameters(tmp.file("twenty"), params);
+  Adam adam(params);
+  check_checkpoint_error([&] { load_optimizer_state(tmp.file("twenty"), params, adam); },
+                         {"optimizer/state.txt' was saved with other weights than these", "from another run?"});
+  CHECK(adam.steps_taken() == 0);
+  load_parameters(tmp.file("three"), params);  // its own weights: fine
+  load_optimizer_state(tmp.file("three"), params, adam);
+  CHECK(adam.steps_taken() == 3);
+}
+
+TEST_CASE("Checkpoint: a file that is a pipe or a device is refused, not read forever", "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "special");
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  Adam adam(params);
+  const fs::path dir = tmp.path / "ckpt";
+  save_checkpoint(dir.string(), tiny_header(), params, &adam);
+  SECTION("config.txt is a pipe") {
+    fs::remove(dir / "config.txt");
+    REQUIRE(::mkfifo((dir / "config.txt").c_str(), 0600) == 0);
+    check_checkpoint_error([&] { read_checkpoint_header(dir.string()); }, {"config.txt'", "not a regular file"});
+  }
+  SECTION("a vocabulary is a link to /dev/zero") {
+    fs::remove(dir / "src_vocabulary.txt");
+    fs::create_symlink("/dev/zero", dir / "src_vocabulary.txt");
+    check_checkpoint_error([&] { read_checkpoint_header(dir.string()); },
+                           {"vocabulary file", "src_vocabulary.txt'", "not a regular file"});
+  }
+  SECTION("a parameter is a pipe") {
+    const fs::path file = dir / "parameters" / "generator.bias.npy";
+    fs::remove(file);
+    REQUIRE(::mkfifo(file.c_str(), 0600) == 0);
+    check_checkpoint_error([&] { load_parameters(dir.string(), params); }, {"generator.bias.npy", "not a regular file"});
+  }
+  SECTION("optimizer/state.txt is a link to /dev/zero") {
+    fs::remove(dir / "optimizer" / "state.txt");
+    fs::create_symlink("/dev/zero", dir / "optimizer" / "state.txt");
+    CHECK(has_optimizer_state(dir.string()));  // there, so that loading says what is wrong with it
+    check_checkpoint_error([&] { load_optimizer_state(dir.string(), params, adam); },
+                           {"optimizer state", "not a regular file"});
+  }
+}
+
+TEST_CASE("Checkpoint: a loaded model's architecture cannot be changed with --set", "[checkpoint][bad-input]") {
+  const auto command_line = [](std::vector<const char*> args) {
+    CommandLine cli("test", "");
+    cli.config_options("tiny");
+    args.insert(args.begin(), "test");
+    cli.parse(static_cast<int>(args.size()), args.data());
+    return cli;
+  };
+  const Config saved = tiny_config();
+  CHECK_THROWS_WITH(require_same_architecture(command_line({"--set", "n_heads=4"}), "ck", saved),
+                    "--set n_heads=4: the model loaded from 'ck' has n_heads=" + saved.get("n_heads") +
+                        ", and its weights fit only that; train a new model to change it");
+  CHECK_THROWS_AS(require_same_architecture(command_line({"--set", "d_model=16"}), "ck", saved), UsageError);
+  CHECK_THROWS_AS(require_same_architecture(command_line({"--set", "max_len=99"}), "ck", saved), UsageError);
+  // Training keys may change for a resumed run.
+  CHECK_NOTHROW(require_same_architecture(command_line({"--set", "learning_rate=1e-4", "--set", "dropout=0.2"}),
+                                          "ck", saved));
+}
+
 TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-identical", "[checkpoint]") {
   testing::TempDir tmp("checkpoint", "atomic");
   const fs::path dir = tmp.path / "ckpt";
@@ -650,6 +729,35 @@ TEST_CASE("Checkpoint: a save never replaces what is not a checkpoint", "[checkp
                          {"its parent", "is not a directory", "nothing was written"});
   CHECK(read_bytes(file) == "precious");
   CHECK(leftovers(file).empty());
+}
+
+TEST_CASE("Checkpoint: a save never deletes what it did not write", "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "foreign");
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  const fs::path dir = tmp.path / "model";
+  save_checkpoint(dir.string(), tiny_header(), params);
+  // The user's own notes and results, kept inside the checkpoint.
+  std::ofstream(dir / "NOTES.md") << "precious";
+  fs::create_directories(dir / "eval");
+  std::ofstream(dir / "my_backup.npy") << "precious";
+  check_checkpoint_error([&] { save_checkpoint(dir.string(), tiny_header(), params); },
+                         {"it holds 'NOTES.md', 'eval', 'my_backup.npy', which a checkpoint does not have",
+                          "move them out first", "nothing was written"});
+  check_checkpoint_error([&] { check_checkpoint_destination(dir.string()); }, {"'NOTES.md'"});
+  CHECK(read_bytes(dir / "NOTES.md") == "precious");
+  CHECK(read_bytes(dir / "my_backup.npy") == "precious");
+  CHECK(fs::is_directory(dir / "eval"));
+
+  // A symbolic link to a checkpoint: the swap would replace the link, not the folder it names.
+  fs::remove(dir / "NOTES.md");
+  fs::remove(dir / "my_backup.npy");
+  fs::remove(dir / "eval");
+  fs::create_directory_symlink(dir, tmp.path / "link");
+  check_checkpoint_error([&] { save_checkpoint(tmp.file("link"), tiny_header(), params); },
+                         {"it is a symbolic link to '" + dir.string() + "'", "give the directory itself"});
+  CHECK(fs::is_symlink(tmp.path / "link"));
+  CHECK_NOTHROW(save_checkpoint(dir.string(), tiny_header(), params));  // the real folder is fine
 }
 
 TEST_CASE("Checkpoint: a destination is checked before training, as save_checkpoint would",

@@ -345,6 +345,18 @@ TEST_CASE("Vowels: missing, empty and too short corpora are clear errors", "[dat
   CHECK_THROWS_WITH(VowelRestoration("some text", options), Contains("window must be >= 1"));
 }
 
+TEST_CASE("Vowels: a corpus without vowels, or not in UTF-8, is refused", "[dataset][vowels][bad-input]") {
+  const std::string consonants(400, 'b');
+  CHECK_THROWS_WITH(VowelRestoration(consonants + "\n", VowelOptions{}, "bbbb.txt"),
+                    "corpus 'bbbb.txt' has no vowel (a, e, i, o, u) after preprocessing: there is nothing to restore");
+  std::string latin1 = "It was a dark and stormy night; the rain fell in torrents, except at occasional "
+                       "intervals, when it was checked by a violent gust of wind. Madame n\xE9" "e Blanc.\n";
+  TempFile file("latin1.txt", latin1);
+  CHECK_THROWS_WITH(VowelRestoration::from_file(file.path),
+                    "corpus '" + file.path + "' is not UTF-8 text: byte 0xE9 at offset " +
+                        std::to_string(latin1.find('\xE9')) + " (Latin-1? convert it: iconv -f latin1 -t utf-8)");
+}
+
 TEST_CASE("Vowels: shuffled training batches and in-order evaluation batches",
           "[dataset][vowels][sampler]") {
   const std::string raw = "the quick brown fox jumps over the lazy dog\n";  // 43 characters

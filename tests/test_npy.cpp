@@ -1,6 +1,8 @@
 // The .npy reader and writer: exact round trips at every rank, agreement with files numpy wrote,
 // and a clear error naming the file for everything it must refuse (xt::load_npy notices none of
 // truncation or trailing bytes).
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -133,6 +135,21 @@ TEST_CASE("npy: every unreadable file is an error naming the file and the proble
     broken.replace(broken.find("'shape'"), 7, "'shapa'");
     write_bytes(path, broken);
     CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("no valid shape"));
+  }
+  SECTION("a version numpy does not have: 1.5") {
+    const std::string path = dir.file("v15.npy");
+    std::string edited = bytes;
+    edited[7] = 5;
+    write_bytes(path, edited);
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("unknown .npy version 1.5"));
+  }
+  SECTION("a pipe, which would never end a read") {
+    const std::string path = dir.file("fifo.npy");
+    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("not a regular file"));
+  }
+  SECTION("a device: /dev/zero") {
+    CHECK_THROWS_WITH(load_npy_file("/dev/zero"), Contains("not a regular file"));
   }
   SECTION("an unwritable path") {
     const std::string path = dir.file("no_such_folder/out.npy");

@@ -1,11 +1,6 @@
-// The SVG helpers the heat maps and the loss curves share: escaping, number formats, elements
-// and writing the file.
-#include <unistd.h>
+// The SVG helpers the heat maps and the loss curves share: escaping, number formats and elements.
 
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -39,21 +34,4 @@ TEST_CASE("svg::text and svg::open build the elements", "[svg]") {
   CHECK(head.find("width=\"300.0\" height=\"200.0\" viewBox=\"0 0 300.0 200.0\"") !=
         std::string::npos);
   CHECK(head.find("fill=\"white\"") != std::string::npos);
-}
-
-TEST_CASE("svg::write_file writes the content or names the path it could not write", "[svg]") {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tfm_test_svg_" + std::to_string(::getpid()) + ".svg"))
-                               .string();
-  svg::write_file(path, "<svg/>\n");
-  svg::write_file(path, "<svg></svg>\n");  // replaces, does not append
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  CHECK(text.str() == "<svg></svg>\n");
-  std::filesystem::remove(path);
-
-  CHECK_THROWS_AS(svg::write_file("/nonexistent-directory/x.svg", "<svg/>"), std::runtime_error);
-  CHECK_THROWS_WITH(svg::write_file("/nonexistent-directory/x.svg", "<svg/>"),
-                    Catch::Contains("'/nonexistent-directory/x.svg'"));
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include "tfm/data/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/decode/vowel_metrics.hpp"
+#include "tfm/train/stop_request.hpp"
 #include "tfm/train/trainer.hpp"
 
 using namespace tfm;
@@ -422,4 +424,35 @@ TEST_CASE("training: evaluate_loss weights batches by their counted tokens", "[t
   const double two = evaluate_loss(run.model, {run.held_out[1]});
   CHECK(both == Approx((one + two) / 2).epsilon(1e-6));
   CHECK(evaluate_loss(run.model, {}) == 0.0);
+}
+
+TEST_CASE("training: Ctrl-C ends training after the step it interrupts", "[training][stop]") {
+  SmallRun run;
+  const StopOnSignal stop_on_signal;
+  std::size_t batches = 0;
+  const auto batch = [&](std::size_t) {
+    if (++batches == 3) std::raise(SIGINT);  // during step 3: as if the user pressed Ctrl-C
+    return run.data.batch(8, run.batches);
+  };
+  const TrainingHistory h = train(run.model, run.optimizer, batch, run.held_out, steps_at(10, 1e-3f),
+                                  run.progress, false);
+  CHECK(h.stopped);
+  CHECK(h.steps == std::vector<std::size_t>{1, 2, 3});  // step 3 was finished, not thrown away
+  CHECK(run.optimizer.steps_taken() == 3);
+  CHECK(h.eval_steps == std::vector<std::size_t>{3});  // the end-of-training evaluation still runs
+  CHECK(stop_requested());
+}
+
+TEST_CASE("training: a stop request lasts only as long as its StopOnSignal", "[training][stop]") {
+  {
+    const StopOnSignal stop_on_signal;
+    CHECK_FALSE(stop_requested());
+    std::raise(SIGTERM);
+    CHECK(stop_requested());
+  }
+  CHECK_FALSE(stop_requested());  // the handlers are back; nothing is pending
+  const StopOnSignal again;
+  CHECK_FALSE(stop_requested());  // a new one starts clear
+  SmallRun run;
+  CHECK_FALSE(run.run(steps_at(2, 1e-3f)).stopped);
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What ./tutorial installs, checked without installing anything and whatever this machine has:
+# What ./tutorial installs, checked without installing anything and whatever this machine has
+# (and that it refuses a chapter that does not exist):
 # dpkg-query, apt-get, sudo and cmake are replaced by stubs on PATH. The dpkg-query stub reports
 # as installed exactly the packages listed in $STUB_INSTALLED; apt-get records its arguments.
 #
@@ -77,6 +78,13 @@ for args in "--help" "run --help" "test --help" "build --help" "docs --help" "sa
   # shellcheck disable=SC2086  # the arguments are words
   log=$(run_tutorial "" $args)
   [ -z "$log" ] || fail "./tutorial $args called apt-get: '$log'"
+done
+
+# 5. A chapter that does not exist is refused at once, however the number is written.
+for n in 0 12 99999999999999999999 three; do
+  out=$("$source_dir/tutorial" chapter "$n" --help 2>&1) && fail "./tutorial chapter $n --help succeeded"
+  grep -qF "error: ./tutorial chapter N (N from 1 to 11), got '$n'" <<<"$out" ||
+    fail "./tutorial chapter $n --help said '$out'"
 done
 
 if [ "$failures" -eq 0 ]; then echo "tutorial installs: all checks passed"; fi

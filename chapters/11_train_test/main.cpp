@@ -7,7 +7,6 @@
 // Checkpoints save and resume everything.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -104,7 +103,8 @@ int main(int argc, char** argv) {
 
     tfm::TrainingRun run(config, o.run, *task, std::cout);
     const std::string trained = run.train(std::cout);
-    run.save("ch11_train_test", std::cout);
+    run.save("ch11_train_test", std::cout);  // first: no optional output can cost the model
+    run.write_loss_curve(std::cout);
 
     // [test]
     tfm::Transformer& model = run.model();
@@ -122,10 +122,7 @@ int main(int argc, char** argv) {
                             tfm::evaluate_vowels_on(model, *vowels, *test_text, o.eval_windows, beam),
                             std::filesystem::path(o.test_corpus).filename().string());
     std::cout << "\n" << results;
-    // The same, with the training's summary, in a file the chapter's page includes.
-    const std::string results_file = "results_" + task->name() + ".txt";
-    std::ofstream(results_file) << trained << "\n" << results;
-    std::cout << "wrote " << results_file << "\n";
+    run.write_results(trained + "\n" + results, std::cout);  // the chapter's page includes it
     // [test]
 
     // The attention of one example: a held-out sequence, or for vowels one of reference 002's sentences.

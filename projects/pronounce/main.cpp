@@ -4,7 +4,6 @@
 // chapter 11's training loop, checkpoints and decoding; then it is tested on every test word,
 // greedily and with beam search, beside Festival's own letter-to-sound rules and published error
 // rates. With a saved model it pronounces any word.
-#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -56,6 +55,10 @@ Options read_options(const tfm::CommandLine& cli) {
       start = value.find_first_not_of(' ', end == std::string::npos ? value.size() : end);
     }
   }
+  if (!o.words.empty())  // the options of the test, which --pronounce does not run
+    for (const char* option : {"--lts-rules", "--eval-words", "--max-beam"})
+      if (cli.given(option))
+        throw UsageError(std::string(option) + " tests the model on the test words; --pronounce does not");
   o.run = tfm::RunOptions::read(cli);
   return o;
 }
@@ -82,7 +85,8 @@ int main(int argc, char** argv) {
 
     tfm::TrainingRun run(config, o.run, task, std::cout);
     const std::string trained = run.train(std::cout);
-    run.save("pronounce", std::cout);
+    run.save("pronounce", std::cout);  // first: no optional output can cost the model
+    run.write_loss_curve(std::cout);
 
     tfm::Transformer& model = run.model();
     const std::size_t beam = o.run.beam;
@@ -98,8 +102,7 @@ int main(int argc, char** argv) {
     const std::string results =
         results_text(pronounce::evaluate_pronunciations(model, task, o.eval_words, beams, *festival, o.lts_rules));
     std::cout << "\n" << results;
-    std::ofstream("results_pronounce.txt") << trained << "\n" << results;
-    std::cout << "wrote results_pronounce.txt\n";
+    run.write_results(trained + "\n" + results, std::cout);
 
     // A word's letters (columns) against the phonemes the model writes (rows).
     const tfm::TokenIds src = task.data().encode_words({"pronunciation"}, config.max_len);

@@ -2,11 +2,9 @@
 // the verses of two public-domain Bibles from Debian, and is scored with BLEU and chrF against
 // copying the source, a word-by-word translation and Apertium, on test verses and on a book it
 // never saw. Its page: projects/translate/README.md.
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -21,11 +19,14 @@
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/command_line.hpp"
 #include "tfm/io/progress_bar.hpp"
+#include "tfm/io/text_file.hpp"
 #include "tfm/model/memory_estimate.hpp"
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/train/resume.hpp"
 #include "tfm/train/saving.hpp"
+#include "tfm/train/stop_request.hpp"
 #include "tfm/train/trainer.hpp"
+#include "tfm/train/training_run.hpp"
 #include "tfm/train/training_report.hpp"
 #include "translate/baselines.hpp"
 #include "translate/bible.hpp"
@@ -174,6 +175,7 @@ std::string saved_checkpoint(const Options& o) { return !o.load.empty() ? o.load
 // The model: the translation model or --preset, then --set; or the configuration of --load / --average.
 tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const TranslationData& data,
                          const std::optional<tfm::CheckpointHeader>& saved) {
+  if (saved) tfm::require_same_architecture(cli, saved_checkpoint(o), saved->config);
   tfm::Config config = tfm::config_from_command_line(cli, saved ? saved->config : translation_model());
   if (!saved) {
     config.src_vocab_size = config.tgt_vocab_size = data.vocabulary().size();
@@ -366,25 +368,25 @@ int main(int argc, char** argv) {
     training.checkpoint_every = o.save_every;
     training.checkpoint = tfm::periodic_checkpoints(o.save, header, params, optimizer);
     std::string trained;
+    tfm::TrainingHistory history;
+    tfm::StopOnSignal stop_on_signal;  // Ctrl-C ends training after a step; the model is saved below
     if (training.max_steps > 0 || training.max_seconds > 0) {
       std::cout << "learning rate: " << training.schedule.describe() << "; batches of at most " << o.batch_tokens
                 << " tokens\n";
       const std::vector<tfm::Batch> held_out = data.batches(Part::kDev, o.batch_tokens);
       const auto batch = [&](std::size_t index) { return data.training_batch(index, o.batch_tokens, config.seed); };
-      const tfm::TrainingHistory history =
-          tfm::train(model, optimizer, batch, held_out, training, std::cout, tfm::ProgressBar::stdout_is_terminal());
+      history = tfm::train(model, optimizer, batch, held_out, training, std::cout, tfm::ProgressBar::stdout_is_terminal());
       trained = tfm::summary(history);
       std::cout << trained;
-      tfm::write_loss_curve_svg("loss_curve_translate.svg", history, "Cross-entropy while training (translate)");
-      std::cout << "wrote loss_curve_translate.svg\n";
     }
     // [train]
-    if (!o.save.empty()) {
-      const std::string rescue =
-          (std::filesystem::temp_directory_path() / ("translate-rescued-" + std::to_string(::getpid()))).string();
-      tfm::save_checkpoint_or_rescue(o.save, rescue, header, params, o.average.empty() ? &optimizer : nullptr);
-      std::cout << "saved " << o.save << "\n";
-    }
+    // The save comes first: no optional output below can cost the model.
+    tfm::save_trained_model("translate", o.save, history.stopped, header, params,
+                            o.average.empty() ? &optimizer : nullptr, std::cout);
+    if (!history.steps.empty() && tfm::write_side_output([&] {
+          tfm::write_loss_curve_svg("loss_curve_translate.svg", history, "Cross-entropy while training (translate)");
+        }))
+      std::cout << "wrote loss_curve_translate.svg\n";
 
     const DecodingChoice beam{o.beam, o.alpha, 32}, greedy{1, 0.0f, 32};
     // [translate]
@@ -435,28 +437,31 @@ int main(int argc, char** argv) {
     if (!trained.empty()) results << trained;
     results << score_table(scored, data) << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
     std::cout << "\n" << results.str();
-    std::ofstream("results_translate.txt") << results.str();
-    std::cout << "wrote results_translate.txt\n";
-    {  // every test translation, for a closer look (and for NLTK in experiments/translate_recipe.py)
-      std::ofstream tsv("translations_test.tsv");
-      tsv << "verse\tsource\treference";
-      for (const System& s : scored.front().systems) tsv << "\t" << s.name;
+    if (tfm::write_side_output([&] { tfm::write_text_file("results_translate.txt", results.str()); }))
+      std::cout << "wrote results_translate.txt\n";
+    // Every test translation, for a closer look (and for NLTK in experiments/translate_recipe.py).
+    std::ostringstream tsv;
+    tsv << "verse\tsource\treference";
+    for (const System& s : scored.front().systems) tsv << "\t" << s.name;
+    tsv << "\n";
+    for (std::size_t i = 0; i < scored.front().verses.size(); ++i) {
+      const ParallelVerse& v = *scored.front().verses[i];
+      tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
+      for (const System& s : scored.front().systems) tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
       tsv << "\n";
-      for (std::size_t i = 0; i < scored.front().verses.size(); ++i) {
-        const ParallelVerse& v = *scored.front().verses[i];
-        tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
-        for (const System& s : scored.front().systems) tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
-        tsv << "\n";
-      }
-      std::cout << "wrote translations_test.tsv\n";
     }
+    if (tfm::write_side_output([&] { tfm::write_text_file("translations_test.tsv", tsv.str()); }))
+      std::cout << "wrote translations_test.tsv\n";
     // [test]
     // The heat map: the book's first verse, as the model translated it (beam search).
     const Scored& book = scored.back();
     if (!book.verses.empty())
-      std::cout << "wrote " << write_cross_attention(model, data, data.source_text(*book.verses.front()),
-                                                     book.systems.back().outputs.front())
-                << " (" << book.verses.front()->ref.osis() << ")\n";
+      tfm::write_side_output([&] {
+        std::cout << "wrote "
+                  << write_cross_attention(model, data, data.source_text(*book.verses.front()),
+                                           book.systems.back().outputs.front())
+                  << " (" << book.verses.front()->ref.osis() << ")\n";
+      });
     std::printf("done in %.0f s\n", seconds_since(start));
     return 0;
   });

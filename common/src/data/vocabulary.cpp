@@ -8,10 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "tfm/io/text_file.hpp"
+
 namespace tfm {
 namespace {
 
 constexpr const char* kHeaderPrefix = "# tfm vocabulary v1 ";
+// Far more than any vocabulary of this project (tens of thousands of short lines).
+constexpr std::uintmax_t kMaxVocabularyFileBytes = std::uintmax_t{64} << 20;
 
 const char* tokenization_name(Tokenization t) {
   return t == Tokenization::kCharacters ? "characters" : "words";
@@ -127,6 +131,15 @@ const std::vector<std::string>& reserved_symbols() {
   return reserved;
 }
 
+std::size_t first_invalid_utf8_byte(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_length(text, i);
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string::npos;
+}
+
 std::vector<std::string> utf8_characters(const std::string& text) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < text.size();) {
@@ -236,8 +249,11 @@ void Vocabulary::save(const std::string& path) const {
 }
 
 Vocabulary Vocabulary::load(const std::string& path) {
-  if (std::filesystem::is_directory(path))
-    throw VocabularyError("cannot read vocabulary file '" + path + "': it is a directory");
+  try {  // not a pipe (which would hang the read), a device such as /dev/zero, or a directory
+    require_regular_file(path, "vocabulary file", kMaxVocabularyFileBytes);
+  } catch (const std::runtime_error& e) {
+    throw VocabularyError(e.what());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw VocabularyError("cannot open vocabulary file '" + path + "': " + std::strerror(errno));

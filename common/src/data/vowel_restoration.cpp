@@ -1,16 +1,14 @@
 #include "tfm/data/vowel_restoration.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
 #include "tfm/core/trace.hpp"
 #include "tfm/decode/decoding.hpp"
+#include "tfm/io/text_file.hpp"
 
 namespace tfm {
 namespace {
@@ -126,36 +124,22 @@ VowelRestoration::VowelRestoration(const std::string& raw_text, const VowelOptio
     throw std::invalid_argument(message.str());
   }
 
+  if (text_.find_first_of("aeiou") == std::string::npos)
+    throw std::invalid_argument("corpus '" + source_ + "' has no vowel (a, e, i, o, u) after preprocessing: "
+                                "there is nothing to restore");
   plain_ids_ = vocabulary_.encode(text_, OnUnknown::kThrow);
   masked_ids_ = vocabulary_.encode(mask_vowels(text_), OnUnknown::kThrow);
 }
 
 VowelRestoration VowelRestoration::from_file(const std::string& path, const VowelOptions& options) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (fs::is_directory(status))
-    throw std::runtime_error("cannot read corpus '" + path + "': it is a directory");
-  // A device or a pipe (/dev/zero, /dev/stdin) may never end: only a regular file has a size.
-  if (fs::exists(status) && !fs::is_regular_file(status))
-    throw std::runtime_error("cannot read corpus '" + path + "': it is not a regular file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open corpus '" + path + "': " + std::strerror(errno));
-  const std::uintmax_t bytes = fs::file_size(path, error);
-  if (!error && bytes > kMaxCorpusBytes)
-    throw std::runtime_error("corpus '" + path + "' has " + std::to_string(bytes) +
-                             " bytes; the most this program reads is " +
-                             std::to_string(kMaxCorpusBytes) + " (64 MiB)");
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw std::runtime_error("error while reading corpus '" + path + "'");
-  const std::string raw = content.str();
-  if (raw.empty()) throw std::runtime_error("corpus '" + path + "' is empty (0 bytes)");
-  // Text has no NUL byte in any of the encodings read here (ASCII, UTF-8); a program or an
-  // image almost always has one early on.
-  if (const std::size_t nul = raw.find('\0'); nul != std::string::npos)
-    throw std::runtime_error("corpus '" + path + "' is not a text file (a zero byte at offset " +
-                             std::to_string(nul) + ")");
+  // Not a directory, pipe or device; not empty, not over 64 MiB, no zero byte (not text).
+  const std::string raw = read_text_file(path, "corpus", kMaxCorpusBytes);
+  if (const std::size_t bad = first_invalid_utf8_byte(raw); bad != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(raw[bad])));
+    throw std::runtime_error("corpus '" + path + "' is not UTF-8 text: byte " + byte + " at offset " +
+                             std::to_string(bad) + " (Latin-1? convert it: iconv -f latin1 -t utf-8)");
+  }
   return VowelRestoration(raw, options, path);
 }
 

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <iostream>
+#include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "tfm/io/parse_number.hpp"
@@ -46,6 +48,7 @@ const CommandLine::Spec& CommandLine::spec(const std::string& name) const {
 }
 
 bool CommandLine::parse(int argc, const char* const* argv) {
+  std::set<std::string> seen;  // the one-value options given so far: a second one is refused
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -73,10 +76,17 @@ bool CommandLine::parse(int argc, const char* const* argv) {
       if (i + 1 >= argc) throw UsageError("option '" + s.name + "' needs a value " + s.metavar);
       value = argv[++i];
     }
-    if (s.kind == Kind::kValue)
-      values_[s.name] = value;
-    else
+    // An empty value ("--save ''") is a mistake: a shell variable that was never set.
+    if (value.empty()) throw UsageError("option '" + s.name + "' needs a value " + s.metavar + ", got an empty one");
+    if (s.kind == Kind::kRepeated) {
       lists_[s.name].push_back(value);
+    } else if (seen.count(s.name)) {
+      throw UsageError("option '" + s.name + "' was given twice ('" + values_[s.name] + "', then '" + value +
+                       "'); give it once");
+    } else {
+      values_[s.name] = value;
+      seen.insert(s.name);
+    }
   }
   return true;
 }
@@ -95,6 +105,9 @@ bool CommandLine::given(const std::string& name) const {
 long long CommandLine::integer(const std::string& name) const {
   const std::string& text = value(name);
   const std::optional<long long> v = parse_number<long long>(text);
+  const std::size_t digits_from = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (!v && text.size() > digits_from && text.find_first_not_of("0123456789", digits_from) == std::string::npos)
+    throw UsageError("option '" + name + "' needs a whole number of at most 9223372036854775807, got '" + text + "'");
   if (!v) throw UsageError("option '" + name + "' needs a whole number, got '" + text + "'");
   return *v;
 }
@@ -172,6 +185,10 @@ int run_program(const std::function<int()>& body) {
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory: the sizes asked for need more memory than this machine has "
+                 "(try a smaller --set d_model, d_ff, a shorter sequence or a smaller batch)\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 1;

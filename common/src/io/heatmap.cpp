@@ -1,6 +1,7 @@
 #include "tfm/io/heatmap.hpp"
 
 #include "tfm/io/svg.hpp"
+#include "tfm/io/text_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -283,7 +284,7 @@ void write_heatmap_svg(const std::string& path, const Tensor2& values,
   write_map(doc, "cells", values, lo, hi, options, {left, top, cell_w, cell_h});
   write_colour_bar(doc, left + plot_w + 20.0, top, bar_h, lo, hi, options.colour_scale);
   doc << "</svg>\n";
-  svg::write_file(path, doc.str());
+  write_text_file(path, doc.str());
 }
 // [heatmap]
 
@@ -341,7 +342,7 @@ void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2
   write_colour_bar(doc, left + grid_w + 4.0, top + title_h,
                    std::max(grid_h - title_h - ticks_h - gap, 100.0), lo, hi, options.colour_scale);
   doc << "</svg>\n";
-  svg::write_file(path, doc.str());
+  write_text_file(path, doc.str());
 }
 // [heatmap panels]
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tfm/io/svg.hpp"
+#include "tfm/io/text_file.hpp"
 
 namespace tfm {
 namespace {
@@ -116,7 +117,7 @@ void write_line_chart_svg(const std::string& path, const std::vector<ChartSeries
     legend_y += 20;
   }
   out += "</svg>\n";
-  svg::write_file(path, out);
+  write_text_file(path, out);
 }
 
 }  // namespace tfm

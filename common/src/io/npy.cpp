@@ -248,8 +248,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
   if (file_size < kPreambleSize || bytes.compare(0, 6, kMagic, 6) != 0)
     throw error(path, "is not a .npy file (bad magic string)");
   const auto byte = [&](std::size_t i) { return std::size_t{static_cast<unsigned char>(bytes[i])}; };
-  const std::size_t major = byte(6);
-  if (major < 1 || major > 3) throw error(path, "has an unknown .npy version " + std::to_string(major));
+  const std::size_t major = byte(6), minor = byte(7);
+  if (major < 1 || major > 3 || minor != 0)  // numpy knows 1.0, 2.0 and 3.0 only
+    throw error(path, "has an unknown .npy version " + std::to_string(major) + "." + std::to_string(minor));
   std::size_t header_len = byte(8) | (byte(9) << 8);
   std::size_t offset = kPreambleSize;
   if (major > 1) {
@@ -296,6 +297,9 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
 
 NpyArray load_npy_file(const std::string& path) {
   if (std::filesystem::is_directory(path)) throw error(path, "is a directory, not a .npy file");
+  std::error_code ec;  // a pipe would hang the read, a device such as /dev/zero never ends
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw error(path, "is not a regular file (a pipe or a device?)");
   std::ifstream in(path, std::ios::binary | std::ios::ate);  // opened at the end: tellg() = size
   if (!in) throw error(path, "cannot be opened (missing file?)");
   const std::streamoff size = in.tellg();

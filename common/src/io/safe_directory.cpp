@@ -42,6 +42,18 @@ bool holds_only(const fs::path& folder, const DirectoryContents& contents) {
   return !ec;
 }
 
+// The entries of `folder` that a directory of this kind does not hold, quoted and listed
+// ("'NOTES.md', 'eval'"), or "" when there are none or `folder` is not a directory.
+std::string foreign_entries(const fs::path& folder, const DirectoryContents& contents) {
+  std::set<std::string> foreign;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (!contents.entries.count(it->path().filename().string())) foreign.insert(it->path().filename().string());
+  std::string list;
+  for (const std::string& name : foreign) list += (list.empty() ? "'" : ", '") + name + "'";
+  return list;
+}
+
 // Every entry of `folder` that is, to the last character, "<name>.saving.<pid>.<n>" or
 // "<name>.previous.<pid>.<n>", a real directory (not a symbolic link) holding only `contents`,
 // of a pid for which kill(pid, 0) answers ESRCH. Anything else, a live process's write in
@@ -80,9 +92,16 @@ fs::path directory_target(const std::string& dir, const DirectoryContents& conte
 }
 
 std::string destination_problem(const fs::path& target, const DirectoryContents& contents) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(target, ec)))  // the swap would replace the link, not its folder
+    return "it is a symbolic link to '" + fs::read_symlink(target, ec).string() +
+           "'; give the directory itself";
   if (fs::exists(target) && !fs::is_directory(target)) return "it exists and is not a directory";
   if (fs::is_directory(target) && !fs::exists(target / contents.marker) && !fs::is_empty(target))
     return "it is a directory that holds no " + contents.what + " (no " + contents.marker + "); it will not be replaced";
+  if (const std::string foreign = foreign_entries(target, contents); !foreign.empty())
+    return "it holds " + foreign + ", which a " + contents.what +
+           " does not have and a save would delete; move them out first";
   const fs::path parent = target.parent_path();
   if (!fs::is_directory(parent)) return "its parent '" + parent.string() + "' is not a directory";
   if (::access(parent.c_str(), W_OK | X_OK) != 0) return "its parent '" + parent.string() + "' cannot be written to";

@@ -1,7 +1,6 @@
 #include "tfm/io/svg.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 namespace tfm::svg {
@@ -41,14 +40,6 @@ std::string open(double width, double height) {
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
          px(width) + "\" height=\"" + px(height) + "\" viewBox=\"0 0 " + px(width) + " " + px(height) +
          "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-}
-
-void write_file(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot open '" + path + "' for writing (does its directory exist?)");
-  out << content;
-  out.flush();
-  if (!out) throw std::runtime_error("could not write all of '" + path + "'");
 }
 
 }  // namespace tfm::svg

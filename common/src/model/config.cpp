@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tfm/io/parse_number.hpp"
+#include "tfm/model/memory_estimate.hpp"
 
 namespace tfm {
 namespace {
@@ -248,6 +249,13 @@ std::size_t decoder_layer(const Config& c) {
 }  // namespace count
 
 std::vector<ParameterCount> parameter_counts(const Config& c) {
+  // The counts below are 64-bit; a model whose count would not fit is refused, not miscounted.
+  if (const double count = parameter_count(c); count > 1e18) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2g", count);
+    throw std::invalid_argument("a model of d_model " + std::to_string(c.d_model) + " and d_ff " + std::to_string(c.d_ff) +
+                                " would have about " + text + " parameters: too many to count, or to hold on any machine");
+  }
   std::vector<ParameterCount> rows;
   if (c.shared_embedding) {
     rows.push_back({"shared embedding", c.src_vocab_size * c.d_model, 1});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -11,6 +13,7 @@
 
 #include "tfm/io/npy.hpp"
 #include "tfm/io/safe_directory.hpp"
+#include "tfm/io/text_file.hpp"
 #include "tfm/model/memory_estimate.hpp"
 #include "tfm/train/checkpoint_config.hpp"
 
@@ -27,13 +30,6 @@ const DirectoryContents kContents = {
 
 fs::path parameter_file(const fs::path& dir, const std::string& name) {
   return dir / "parameters" / (name + ".npy");
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw CheckpointError("could not write '" + path.string() + "'");
 }
 
 // The most steps a saved Adam state may claim: 10^12. No run of this program comes near it (the
@@ -81,6 +77,19 @@ std::string extra_files_problem(const CheckpointHeader& header) {
   for (const auto& [name, bytes] : header.files)
     if (const std::string problem = file_name_problem(name, "extra file"); !problem.empty()) return problem;
   return "";
+}
+
+// The weights an optimizer state belongs to, as 16 hex digits (64-bit FNV-1a of every parameter's
+// bytes in registration order): an optimizer folder copied from another run is refused.
+std::string weights_fingerprint(const ParameterList& params) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const ParameterRef& p : params) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(p.value);
+    for (std::size_t i = 0; i < p.size * sizeof(float); ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
 }
 
 // [checkpoint files]
@@ -185,13 +194,14 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
   try {
     replace_directory(target, kContents, [&](const fs::path& staging) {
       fs::create_directories(staging / "parameters");
-      write_text(staging / "config.txt", checkpoint_config_text(header.config));
+      write_text_file((staging / "config.txt").string(), checkpoint_config_text(header.config));
       header.src_vocabulary.save((staging / "src_vocabulary.txt").string());
       header.tgt_vocabulary.save((staging / "tgt_vocabulary.txt").string());
       for (const ParameterRef& p : params) save_npy(parameter_file(staging, p.name).string(), p.value, p.shape);
       if (optimizer) {
         fs::create_directories(staging / "optimizer");
-        write_text(staging / "optimizer" / "state.txt", "steps=" + std::to_string(optimizer->steps_taken()) + "\n");
+        write_text_file((staging / "optimizer" / "state.txt").string(),
+                        "steps=" + std::to_string(optimizer->steps_taken()) + "\nweights=" + weights_fingerprint(params) + "\n");
         std::size_t i = 0;
         for (const ParameterRef& p : params) {
           save_npy((staging / "optimizer" / (p.name + ".m.npy")).string(), optimizer->first_moment(i).data(), p.shape);
@@ -200,7 +210,7 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
         }
       }
       if (!header.files.empty()) fs::create_directories(staging / "files");
-      for (const auto& [name, bytes] : header.files) write_text(staging / "files" / name, bytes);
+      for (const auto& [name, bytes] : header.files) write_text_file((staging / "files" / name).string(), bytes);
     });
   } catch (const SafeDirectoryError& e) {
     throw CheckpointError("could not save the checkpoint '" + dir + "': " + e.what());
@@ -304,17 +314,24 @@ void load_averaged_parameters(const std::vector<std::string>& dirs, const Parame
 // [checkpoint average]
 
 bool has_optimizer_state(const std::string& dir) {
-  return fs::is_regular_file(fs::path(dir) / "optimizer" / "state.txt");
+  std::error_code ec;  // a state.txt that is not a file is there all the same: loading refuses it
+  return fs::exists(fs::symlink_status(fs::path(dir) / "optimizer" / "state.txt", ec));
 }
 
 void load_optimizer_state(const std::string& dir, const ParameterList& params, Adam& optimizer) {
   const fs::path folder = fs::path(dir) / "optimizer";
   const fs::path state = folder / "state.txt";
-  if (!fs::is_regular_file(state))
+  if (!has_optimizer_state(dir))
     throw CheckpointError("checkpoint '" + dir + "' holds no optimizer state (no file '" + state.string() + "')");
+  try {  // not a pipe (which would hang the read) or a device such as /dev/zero
+    require_regular_file(state.string(), "optimizer state", 1024);
+  } catch (const std::runtime_error& e) {
+    throw CheckpointError(e.what());
+  }
   std::ifstream in(state);
   std::string line;
   std::getline(in, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows, as config.txt may be
   const std::string digits = line.rfind("steps=", 0) == 0 ? line.substr(6) : "";
   if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
     throw CheckpointError("'" + state.string() + "': expected 'steps=N' on the first line, got '" + line + "'");
@@ -322,6 +339,9 @@ void load_optimizer_state(const std::string& dir, const ParameterList& params, A
   if (steps > kMaxSteps)
     throw CheckpointError("'" + state.string() + "': steps=" + digits + " is more than any run could have taken (at most " +
                           std::to_string(kMaxSteps) + "); the file is damaged");
+
+  std::string weights;  // "weights=<fingerprint>" (older checkpoints have no such line)
+  if (std::getline(in, line) && line.rfind("weights=", 0) == 0) weights = line.substr(8, 16);
 
   std::vector<std::vector<float>> first, second;
   std::set<std::string> expected = {"state.txt"};
@@ -345,6 +365,10 @@ void load_optimizer_state(const std::string& dir, const ParameterList& params, A
     }
   }
   require_no_other_files(folder, expected, "checkpoint '" + dir + "' has an optimizer state the model does not:");
+  // The moments belong to the weights they were saved with, which must be the ones loaded.
+  if (!weights.empty() && weights != weights_fingerprint(params))
+    throw CheckpointError("'" + state.string() + "' was saved with other weights than these (fingerprint " + weights +
+                          ", loaded " + weights_fingerprint(params) + "): an optimizer state from another run?");
   try {
     optimizer.restore(steps, std::move(first), std::move(second));
   } catch (const std::invalid_argument& e) {

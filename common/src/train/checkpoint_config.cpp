@@ -1,10 +1,14 @@
 #include "tfm/train/checkpoint_config.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
+#include "tfm/io/text_file.hpp"
 #include "tfm/train/checkpoint.hpp"
 
 namespace tfm {
@@ -119,8 +123,16 @@ Config parse_checkpoint_config(const std::string& text, const std::string& name)
 
 Config read_checkpoint_config(const std::string& file) {
   const fs::path path(file);
+  std::error_code missing;
+  if (!fs::exists(fs::symlink_status(path, missing)))
+    throw CheckpointError("missing '" + path.string() + "': not a checkpoint directory?");
+  try {  // not a pipe (which would hang the read), a device or a directory
+    require_regular_file(file, "checkpoint configuration", std::numeric_limits<std::uintmax_t>::max());
+  } catch (const std::runtime_error& e) {
+    throw CheckpointError(e.what());
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw CheckpointError("missing '" + path.string() + "': not a checkpoint directory?");
+  if (!in) throw CheckpointError("cannot open '" + path.string() + "': " + std::strerror(errno));
   // config.txt is about 500 bytes; a file of megabytes is not one (and is not read into memory).
   std::error_code ec;
   const auto size = fs::file_size(path, ec);

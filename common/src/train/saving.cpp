@@ -1,5 +1,10 @@
 #include "tfm/train/saving.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <ostream>
+
 namespace tfm {
 
 std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,
@@ -32,6 +37,19 @@ void save_checkpoint_or_rescue(const std::string& dir, const std::string& rescue
     throw CheckpointError(std::string(e.what()) + "; the model was saved to '" + rescue_dir +
                           "' instead");
   }
+}
+
+void save_trained_model(const std::string& program, const std::string& dir, bool stopped,
+                        const CheckpointHeader& header, const ParameterList& params,
+                        const Adam* optimizer, std::ostream& out) {
+  const auto temp_dir = [&](const std::string& why) {
+    return (std::filesystem::temp_directory_path() / (program + why + std::to_string(::getpid()))).string();
+  };
+  const std::string where = dir.empty() && stopped ? temp_dir("-stopped-") : dir;
+  if (where.empty()) return;
+  save_checkpoint_or_rescue(where, temp_dir("-rescued-"), header, params, optimizer);
+  out << "saved " << where << "\n";
+  if (stopped) out << "training was stopped; go on with --load " << where << " --steps N\n";
 }
 
 }  // namespace tfm

@@ -10,6 +10,7 @@
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/progress_bar.hpp"
 #include "tfm/train/gradient_clipping.hpp"
+#include "tfm/train/stop_request.hpp"
 
 namespace tfm {
 
@@ -94,6 +95,10 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
   for (std::size_t done = 0;; ++done) {
     if (options.max_steps > 0 && done >= options.max_steps) break;
     if (options.max_seconds > 0.0 && seconds_since(start) >= options.max_seconds) break;
+    if (stop_requested()) {  // Ctrl-C: end here, so that the program saves what was trained
+      history.stopped = true;
+      break;
+    }
     const std::size_t step = optimizer.steps_taken() + 1;
     trace::Enable trace(narrate && done == 0);
     const Batch batch = training_batch(step - 1);  // batch 0 for step 1, also after a resume

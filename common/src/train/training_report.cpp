@@ -15,7 +15,8 @@ std::string summary(const TrainingHistory& h) {
   // floating-point sums, so the same seed and steps give the same numbers only on the same number
   // of threads and the same kernels (and CPU kind).
   const int threads = compute_threads();
-  line << "trained " << h.steps.size() << " steps in " << h.seconds << " s on " << threads
+  line << "trained " << h.steps.size() << " steps" << (h.stopped ? " (stopped by a signal)" : "") << " in "
+       << h.seconds << " s on " << threads
        << (threads == 1 ? " thread: " : " threads: ");
   line.precision(0);
   line << h.tokens_per_second() << " tokens/s";

@@ -1,16 +1,15 @@
 #include "tfm/train/training_run.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <limits>
 #include <ostream>
 
 #include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/progress_bar.hpp"
+#include "tfm/io/text_file.hpp"
 #include "tfm/model/memory_estimate.hpp"
+#include "tfm/train/checkpoint_config.hpp"
 #include "tfm/train/resume.hpp"
 #include "tfm/train/saving.hpp"
 #include "tfm/train/training_report.hpp"
@@ -61,6 +60,15 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   return o;
 }
 
+void require_same_architecture(const CommandLine& cli, const std::string& checkpoint, const Config& saved) {
+  for (const std::string& assignment : cli.values("--set")) {
+    const std::string key = assignment.substr(0, assignment.find('='));
+    if (checkpoint_model_keys().count(key))
+      throw UsageError("--set " + assignment + ": the model loaded from '" + checkpoint + "' has " + key + "=" +
+                       saved.get(key) + ", and its weights fit only that; train a new model to change it");
+  }
+}
+
 Config model_config(const CommandLine& cli, const RunOptions& o, const Task& task) {
   for (const std::string& assignment : cli.values("--set"))
     for (const std::string& key : Task::data_keys())
@@ -73,6 +81,7 @@ Config model_config(const CommandLine& cli, const RunOptions& o, const Task& tas
     require_same_vocabulary(header.src_vocabulary, task.source_vocabulary(), "source");
     require_same_vocabulary(header.tgt_vocabulary, task.target_vocabulary(), "target");
     base = header.config;
+    require_same_architecture(cli, checkpoint, base);
   }
   Config config = config_from_command_line(cli, base);  // --preset, then every --set
   if (checkpoint.empty()) config = task.fit(config);
@@ -132,32 +141,45 @@ std::string TrainingRun::train(std::ostream& out) {
   const auto batch = [&](std::size_t index) {
     return task_.training_batch(index, config().batch_size, config().seed);
   };
-  const TrainingHistory history = tfm::train(model_, optimizer_, batch, task_.held_out(), training, out,
-                                             ProgressBar::stdout_is_terminal());
-  const std::string trained = summary(history);
+  stop_on_signal_ = std::make_unique<StopOnSignal>();  // Ctrl-C stops training; save() keeps the model
+  history_ = tfm::train(model_, optimizer_, batch, task_.held_out(), training, out, ProgressBar::stdout_is_terminal());
+  const std::string trained = summary(history_);
   out << trained;
-  const std::string curve = "loss_curve_" + task_.name() + ".svg";
-  write_loss_curve_svg(curve, history, "Cross-entropy while training (" + task_.name() + ")");
-  out << "wrote " << curve << "\n";
   return trained;
 }
 // [train]
 
 void TrainingRun::save(const std::string& program, std::ostream& out) {
-  if (options_.save.empty()) return;
-  const std::string rescue = (std::filesystem::temp_directory_path() /
-                              (program + "-rescued-" + std::to_string(::getpid()))).string();
   // An average has no optimizer state of its own: it is saved as weights only.
-  save_checkpoint_or_rescue(options_.save, rescue, header_, params_, options_.average.empty() ? &optimizer_ : nullptr);
-  out << "saved " << options_.save << "\n";
+  save_trained_model(program, options_.save, history_.stopped, header_, params_,
+                     options_.average.empty() ? &optimizer_ : nullptr, out);
+  stop_on_signal_.reset();
+}
+
+void TrainingRun::write_loss_curve(std::ostream& out) const {
+  if (history_.steps.empty()) return;
+  const std::string curve = "loss_curve_" + task_.name() + ".svg";
+  if (write_side_output([&] {
+        write_loss_curve_svg(curve, history_, "Cross-entropy while training (" + task_.name() + ")");
+      }))
+    out << "wrote " << curve << "\n";
+}
+
+void TrainingRun::write_results(const std::string& results, std::ostream& out) const {
+  const std::string file = "results_" + task_.name() + ".txt";
+  if (write_side_output([&] { write_text_file(file, results); })) out << "wrote " << file << "\n";
 }
 
 std::vector<std::string> TrainingRun::write_attention_maps(const TokenIds& src, const TokenIds& tgt_in,
                                                            const std::string& prefix) {
   const std::size_t layer =
       options_.layer.value_or(std::min(config().n_encoder_layers, config().n_decoder_layers) - 1);
-  return tfm::write_attention_maps(model_, src, tgt_in, task_.source_vocabulary(), task_.target_vocabulary(),
-                                   layer, options_.head, prefix);
+  std::vector<std::string> written;
+  write_side_output([&] {
+    written = tfm::write_attention_maps(model_, src, tgt_in, task_.source_vocabulary(),
+                                        task_.target_vocabulary(), layer, options_.head, prefix);
+  });
+  return written;
 }
 
 }  // namespace tfm

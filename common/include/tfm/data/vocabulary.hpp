@@ -111,4 +111,8 @@ const std::vector<std::string>& reserved_symbols();
 /// sequence becomes a one-byte "character" of its own, so nothing is ever lost.
 std::vector<std::string> utf8_characters(const std::string& text);
 
+/// The offset of the first byte of `text` that does not start a valid UTF-8 sequence, or
+/// std::string::npos when all of it is UTF-8 (e.g. a Latin-1 'é', byte 0xE9, is not).
+std::size_t first_invalid_utf8_byte(const std::string& text);
+
 }  // namespace tfm

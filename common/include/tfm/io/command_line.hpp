@@ -40,7 +40,8 @@ class CommandLine {
                               const std::string& set_help = "override one hyper-parameter");
 
   /// Parses the arguments. Returns false when `--help` was asked for (the help is printed);
-  /// throws UsageError for an unknown option or a missing value.
+  /// throws UsageError for an unknown option, a missing or empty value, or a one-value option
+  /// given twice.
   bool parse(int argc, const char* const* argv);
 
   /// The value of an option (its default when it was not given).
@@ -92,7 +93,8 @@ Config config_from_command_line(const CommandLine& cli);
 Config config_from_command_line(const CommandLine& cli, const Config& base);
 
 /// Runs a chapter's body, turning any exception into a one-line `error: ...` message on stderr
-/// and a non-zero exit code (2 for usage errors, 1 otherwise).
+/// and a non-zero exit code (2 for usage errors, 1 otherwise); std::bad_alloc says which sizes to
+/// make smaller.
 int run_program(const std::function<int()>& body);
 
 }  // namespace tfm

@@ -38,8 +38,9 @@ struct DirectoryContents {
 std::filesystem::path directory_target(const std::string& dir, const DirectoryContents& contents);
 
 /// Why `target` cannot receive a new version, or "" if it can: it must be a new name, an empty
-/// directory or an earlier version (it holds `contents.marker`), in a directory that exists and
-/// may be written to.
+/// directory or an earlier version (it holds `contents.marker` and nothing but `contents.entries`:
+/// a write never deletes what it did not write), not a symbolic link, in a directory that exists
+/// and may be written to.
 std::string destination_problem(const std::filesystem::path& target, const DirectoryContents& contents);
 
 /// Writes a new version of `target` atomically: removes the dead leftovers beside it, has `write`

@@ -19,7 +19,5 @@ std::string short_number(double value);
 std::string text(double x, double y, const std::string& content, const std::string& attributes = "");
 /// The opening `<svg>` tag of a `width` x `height` picture, with a white background.
 std::string open(double width, double height);
-/// Writes `content` to `path`; throws std::runtime_error naming the path if that fails.
-void write_file(const std::string& path, const std::string& content);
 
 }  // namespace tfm::svg

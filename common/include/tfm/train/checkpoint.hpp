@@ -8,7 +8,7 @@
 /// DIR/src_vocabulary.txt               tfm::Vocabulary::save
 /// DIR/tgt_vocabulary.txt
 /// DIR/parameters/<name>.npy            float32, e.g. parameters/encoder.layers.0.self_attn.w_q.weight.npy
-/// DIR/optimizer/state.txt              steps=N        (only with an optimizer)
+/// DIR/optimizer/state.txt              steps=N, weights=<fingerprint>  (only with an optimizer)
 /// DIR/optimizer/<name>.m.npy, .v.npy   Adam's first and second moments
 /// DIR/files/<name>                     the header's extra files, e.g. a project's tokenizer (optional)
 /// \endcode
@@ -25,9 +25,10 @@
 /// Reading checks everything before changing anything: a missing, extra, truncated or
 /// wrongly-shaped parameter, a NaN or an infinity in any tensor, a malformed configuration, one
 /// whose model keys differ from the "# model as saved" record (n_heads, which changes no shape),
-/// one too large for the machine's memory (tfm::loading_memory), a negative second moment or an
-/// impossible step count is a CheckpointError that names the file and the problem, and the
-/// model (or optimizer) is left untouched.
+/// one too large for the machine's memory (tfm::loading_memory), a negative second moment, an
+/// impossible step count, an optimizer state saved with other weights (from another run), or a
+/// file that is a pipe or a device is a CheckpointError that names the file and the problem, and
+/// the model (or optimizer) is left untouched.
 ///
 /// Resuming repeats uninterrupted training bit for bit, dropout included, with nothing saved but
 /// the above: the configuration holds the seed, the optimizer's step count says which batch
@@ -70,7 +71,8 @@ inline constexpr std::size_t kMaxCheckpointFileBytes = std::size_t{64} << 20;
 
 /// Writes a checkpoint of `params` (and of `optimizer`'s state, unless null) to `dir`, atomically.
 /// `dir` may already hold a checkpoint, which is replaced; any other existing file or non-empty
-/// directory is refused (a typo must not delete a folder). Also refused, before anything is
+/// directory is refused (a typo must not delete a folder), and so are a checkpoint that also holds
+/// files of the user's (a save never deletes what it did not write) and a symbolic link. Also refused, before anything is
 /// written: a vocabulary larger than the configuration's vocabulary size, and a parameter name
 /// that cannot be a file name (empty, starting with '.', containing '/') or is registered twice,
 /// and an extra file whose name is not a plain file name.
@@ -118,7 +120,8 @@ bool has_optimizer_state(const std::string& dir);
 /// Restores `optimizer`'s step count and moments from `dir`; `params` are the parameters the
 /// optimizer was built on (their names find the files, their shapes are checked). Refused: a
 /// step count above 10^12 (no run comes near it; see checkpoint.cpp), a NaN or infinite moment,
-/// a negative second moment (a mean of squares). Nothing is changed unless everything checks out.
+/// a negative second moment (a mean of squares), a state saved with other weights than `params`
+/// hold (load the checkpoint's parameters first). Nothing is changed unless everything checks out.
 void load_optimizer_state(const std::string& dir, const ParameterList& params, Adam& optimizer);
 
 /// Throws CheckpointError unless `saved` equals `expected`; names the first differing id.

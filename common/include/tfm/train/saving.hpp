@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <iosfwd>
 #include <string>
 
 #include "tfm/core/parameter.hpp"
@@ -27,5 +28,13 @@ std::function<std::string(std::size_t step)> periodic_checkpoints(const std::str
 void save_checkpoint_or_rescue(const std::string& dir, const std::string& rescue_dir,
                                const CheckpointHeader& header, const ParameterList& params,
                                const Adam* optimizer = nullptr);
+
+/// The save at the end of a program's training: to `dir` (--save); when `dir` is "" but training
+/// was `stopped` by Ctrl-C, to `<temp>/<program>-stopped-<pid>`, so that what was trained is kept
+/// all the same. A save that fails goes to `<temp>/<program>-rescued-<pid>`
+/// (save_checkpoint_or_rescue). Says where on `out`; does nothing when there is nowhere to save.
+void save_trained_model(const std::string& program, const std::string& dir, bool stopped,
+                        const CheckpointHeader& header, const ParameterList& params,
+                        const Adam* optimizer, std::ostream& out);
 
 }  // namespace tfm

@@ -55,6 +55,7 @@ struct TrainingHistory {
   std::vector<double> held_out_loss;       ///< held-out loss at each of `eval_steps`
   std::size_t tokens = 0;                  ///< target tokens trained on
   double seconds = 0.0;                    ///< wall time of the loop
+  bool stopped = false;                    ///< ended by a stop request (Ctrl-C), not its budget
   /// Target tokens per second over the run.
   double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0.0; }
 };
@@ -75,7 +76,8 @@ float train_step(Transformer& model, const ParameterList& params, Adam& optimize
 /// plain lines otherwise). Step S trains on `training_batch(S - 1)`. Steps continue from the
 /// optimizer's count, so a resumed run extends its curve and goes on with the batch an
 /// uninterrupted run would have used. `held_out` gives the batches of the held-out loss (may be
-/// empty). Throws TrainingError on a non-finite loss or gradient.
+/// empty). A stop request (tfm::stop_requested, Ctrl-C) ends the loop between two steps, as if
+/// the budget were spent. Throws TrainingError on a non-finite loss or gradient.
 TrainingHistory train(Transformer& model, Adam& optimizer,
                       const std::function<Batch(std::size_t index)>& training_batch,
                       const std::vector<Batch>& held_out, const TrainingOptions& options,

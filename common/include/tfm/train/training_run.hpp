@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/checkpoint.hpp"
+#include "tfm/train/stop_request.hpp"
 #include "tfm/train/task.hpp"
+#include "tfm/train/trainer.hpp"
 
 namespace tfm {
 
@@ -52,6 +55,11 @@ struct RunOptions {
 /// machine's memory, a --layer or --head the model does not have.
 Config model_config(const CommandLine& cli, const RunOptions& options, const Task& task);
 
+/// Refuses, with a UsageError naming the key, a `--set` of a model key (the architecture:
+/// tfm::checkpoint_model_keys) for a model loaded from `checkpoint`, whose configuration is
+/// `saved`: the weights fit only the architecture they were trained in. Training keys may change.
+void require_same_architecture(const CommandLine& cli, const std::string& checkpoint, const Config& saved);
+
 /// A model built for a task as the options ask, then loaded (--load, with the optimizer's state,
 /// so that training resumes; or the mean of --average), trained for the budget, and saved.
 class TrainingRun {
@@ -67,15 +75,22 @@ class TrainingRun {
 
   /// Trains for the options' budget (none after --load or --average unless one is given, so that
   /// `--load DIR` only tests), with the first step traced, the progress on `out`, the held-out
-  /// loss every --eval-every steps and the checkpoints of --save-every; then writes the loss curve
-  /// `loss_curve_<task>.svg`. Returns the training's summary line (tfm::summary), "" if it did
-  /// not train.
+  /// loss every --eval-every steps and the checkpoints of --save-every. Ctrl-C (or SIGTERM) ends
+  /// training after the current step; save() then keeps the model. Returns the training's summary
+  /// line (tfm::summary), "" if it did not train.
   std::string train(std::ostream& out);
-  /// Saves to --save (if given); if that fails, to `<temp>/<program>-rescued-<pid>` instead and
-  /// throws, saying where (tfm::save_checkpoint_or_rescue). An average is saved as weights only.
+  /// Saves to --save (if given; after a Ctrl-C without --save, to `<temp>/<program>-stopped-<pid>`);
+  /// if that fails, to `<temp>/<program>-rescued-<pid>` instead and throws, saying where
+  /// (tfm::save_checkpoint_or_rescue). An average is saved as weights only. Call it before any
+  /// optional output, so that none of them can cost the model.
   void save(const std::string& program, std::ostream& out);
+  /// Writes the loss curve of train() to `loss_curve_<task>.svg`; a failure is a warning.
+  void write_loss_curve(std::ostream& out) const;
+  /// Writes `results` to `results_<task>.txt`; a failure is a warning.
+  void write_results(const std::string& results, std::ostream& out) const;
   /// The attention heat maps of one example (tfm::write_attention_maps): src `[1, S]` and the
-  /// decoder input tgt_in `[1, T]`, for the options' layer and head. Returns the files written.
+  /// decoder input tgt_in `[1, T]`, for the options' layer and head. Returns the files written;
+  /// a failure is a warning.
   std::vector<std::string> write_attention_maps(const TokenIds& src, const TokenIds& tgt_in,
                                                 const std::string& prefix);
 
@@ -86,6 +101,8 @@ class TrainingRun {
   ParameterList params_;
   Adam optimizer_;
   CheckpointHeader header_;
+  TrainingHistory history_;
+  std::unique_ptr<StopOnSignal> stop_on_signal_;  // from train() to the end of save()
 };
 
 }  // namespace tfm

@@ -1,0 +1,27 @@
+/// \file stop_request.hpp
+/// \brief Chapter 11 (engine): Ctrl-C asks a training run to stop, it does not throw the run away.
+///
+/// While a StopOnSignal object lives, the first SIGINT (Ctrl-C) or SIGTERM only sets a flag and
+/// says so on stderr; the training loop (tfm::train) checks it between two steps and ends there,
+/// as if its budget were spent, so that the program saves what was trained. A second signal ends
+/// the program at once, as the signal would have without the object.
+#pragma once
+
+namespace tfm {
+
+/// Was a stop requested (a SIGINT or SIGTERM) since the current StopOnSignal was made? False when
+/// none lives.
+bool stop_requested();
+
+/// Turns SIGINT and SIGTERM into a stop request for its lifetime; puts the previous handlers back.
+class StopOnSignal {
+ public:
+  /// Installs the handlers and clears any earlier request.
+  StopOnSignal();
+  /// Restores the handlers that were there before.
+  ~StopOnSignal();
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+};
+
+}  // namespace tfm
