@@ -152,13 +152,59 @@ def output_html(text, name):
     return "".join(out)
 
 
+# A results table as the programs print it: a title line, a line of column names far to the
+# right, then rows "  label   0.9339   0.7897" (evaluation.cpp's results_text).
+TABLE_COLUMNS = re.compile(r"^ {20,}(\S.*)$")
+TABLE_ROW = re.compile(r"^  (\S.*?) {2,}((?:[-0-9.,%]+ +)*[-0-9.,%]+) *$")
+
+
+def results_tables_html(text, name):
+    """Every table of a results file as an HTML table (the model's rows marked), then the whole
+    file as plain text behind a fold."""
+    lines = text.rstrip("\n").split("\n")
+    out = ['<div class="tfm-results" data-output="%s">\n' % html.escape(name)]
+    i = 0
+    while i < len(lines):
+        columns = TABLE_COLUMNS.match(lines[i])
+        rows = []
+        k = i + 1
+        while columns and k < len(lines) and TABLE_ROW.match(lines[k]):
+            rows.append(TABLE_ROW.match(lines[k]).groups())
+            k += 1
+        if not rows:
+            i += 1
+            continue
+        title = next((lines[t] for t in range(i - 1, -1, -1) if lines[t] and lines[t][0] not in " ("), "")
+        out.append('<table class="tfm-results"><caption>%s</caption>\n' % html.escape(title))
+        out.append("<tr><th></th>%s</tr>\n" % "".join(
+            "<th>%s</th>" % html.escape(c) for c in re.split(r" {2,}", columns.group(1).strip())))
+        for label, numbers in rows:
+            ours = ' class="tfm-ours"' if label.startswith("this model") else ""
+            out.append("<tr%s><td>%s</td>%s</tr>\n" % (ours, html.escape(label), "".join(
+                "<td>%s</td>" % html.escape(v) for v in numbers.split())))
+        out.append("</table>\n")
+        i = k
+    out.append('<details class="tfm-fold"><summary>the whole file %s, as the program wrote it</summary>\n'
+               % html.escape(name))
+    out.append('<pre class="tfm-output">' + html.escape("\n".join(lines)) + "</pre>\n</details>\n</div>\n")
+    return "".join(out)
+
+
+def folded_output_html(text, name):
+    """A program's whole output behind one fold (a page that shows its results on their own)."""
+    return ('<details class="tfm-fold tfm-fold-all"><summary>everything %s printed (click to open)'
+            "</summary>\n%s</details>\n" % (html.escape(name[:-4]), output_html(text, name)))
+
+
 def prepare_outputs(cfg):
     outdir = cfg["output_dir"]
     for name in sorted(os.listdir(outdir)):
         if name.endswith(".txt"):
             stem = name[:-4]
-            write_if_changed(os.path.join(outdir, stem + ".output.html"),
-                             output_html(read(os.path.join(outdir, name)), name))
+            text = read(os.path.join(outdir, name))
+            write_if_changed(os.path.join(outdir, stem + ".output.html"), output_html(text, name))
+            write_if_changed(os.path.join(outdir, stem + ".folded.html"), folded_output_html(text, name))
+            write_if_changed(os.path.join(outdir, stem + ".table.html"), results_tables_html(text, name))
     # Results recorded by a script and committed with a chapter (chapters/NN_name/recorded_*.txt,
     # e.g. tools/vowel_trials.py's tables): runs too long for the book's build, shown the same way.
     for ch in cfg["chapters"]:
