@@ -292,7 +292,8 @@ std::vector<JsonObject> profile_json(int steps) {
     if (e.is_product)
       entry.number("gflops", e.product.flops() * double(e.calls) / e.seconds / 1e9)
           .number("gflops_alone", sgemm_alone_gflops(e.product, blas_threads, 5))
-          .number("subnormal_inputs", e.inputs > 0 ? double(e.subnormal_inputs) / double(e.inputs) : 0.0);
+          .number("subnormal_inputs",
+                  e.inputs > 0 ? double(e.subnormal_inputs) / double(e.inputs) : 0.0);
     list.push_back(entry);
   }
   return list;
@@ -325,7 +326,8 @@ JsonObject train_row(const std::string& preset, int warmup, int steps, std::uint
     cpu.push_back(cpu_seconds());
     return batches[wall.size() - 1];
   };
-  tfm::TrainingOptions options = tfm::TrainingOptions::from_config(config);  // vowels: constant rate
+  tfm::TrainingOptions options =
+      tfm::TrainingOptions::from_config(config);  // vowels: constant rate
   options.max_steps = std::size_t(warmup + steps);
   options.trace_first_step = false;
   std::ostream discard(nullptr);  // no progress bar: a stream without a buffer drops everything
@@ -434,13 +436,16 @@ int main(int argc, char** argv) {
         .option("--runs", "N", "timed runs after the warm-up (sgemm, forward, decode)", "5")
         .option("--steps", "N", "timed training steps after the warm-up (train)", "3")
         .option("--warmup", "N", "untimed training steps first (train)", "1")
-        .option("--preset", "NAME", "the model of the training steps: vowels or vowels-small (train)",
-                "vowels")
+        .option("--preset", "NAME",
+                "the model of the training steps: vowels or vowels-small (train)", "vowels")
         .option("--batch", "N", "windows decoded together (decode)", "1")
         .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
-        .flag("--profile", "record where the timed steps' or runs' time went, by kind of work (train, decode)")
+        .flag("--profile",
+              "record where the timed steps' or runs' time went, by kind of work (train, decode)")
         .flag("--uncached", "decode by re-running the decoder on the whole prefix (decode)")
-        .flag("--keep-subnormals", "compute with subnormal floats kept, not flushed to zero (core/machine.hpp): what the flush saves")
+        .flag("--keep-subnormals",
+              "compute with subnormal floats kept, not flushed to zero (core/machine.hpp): what "
+              "the flush saves")
         .option("--seed", "N", "seed of the weights and of the random ids", "0");
     if (!cli.parse(argc, argv)) return 0;
     if (cli.flag_set("--keep-subnormals")) tfm::set_subnormals_flushed(false);
@@ -451,9 +456,9 @@ int main(int argc, char** argv) {
     if (row == "sgemm")
       result = sgemm_row(runs, int(std::max(1LL, cli.integer("--blas-threads"))));
     else if (row == "train")
-      result = train_row(cli.value("--preset"), int(std::max(0LL, cli.integer("--warmup"))),
-                         int(std::max(1LL, cli.integer("--steps"))), seed,
-                         cli.flag_set("--profile"));
+      result =
+          train_row(cli.value("--preset"), int(std::max(0LL, cli.integer("--warmup"))),
+                    int(std::max(1LL, cli.integer("--steps"))), seed, cli.flag_set("--profile"));
     else if (row == "forward")
       result = forward_row(runs, seed);
     else if (row == "decode")

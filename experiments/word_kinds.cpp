@@ -11,7 +11,9 @@ namespace experiments {
 
 namespace {
 
-std::size_t index_of(WordKind kind) { return static_cast<std::size_t>(kind); }
+std::size_t index_of(WordKind kind) {
+  return static_cast<std::size_t>(kind);
+}
 
 double ratio(std::size_t part, std::size_t whole) {
   return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -21,9 +23,12 @@ double ratio(std::size_t part, std::size_t whole) {
 
 const char* word_kind_name(WordKind kind) {
   switch (kind) {
-    case WordKind::kSeen: return "in a word of the training text, whole";
-    case WordKind::kUnseen: return "in a word never seen in training, whole";
-    default: return "in a word cut by the window's edge";
+    case WordKind::kSeen:
+      return "in a word of the training text, whole";
+    case WordKind::kUnseen:
+      return "in a word never seen in training, whole";
+    default:
+      return "in a word cut by the window's edge";
   }
 }
 
@@ -47,21 +52,23 @@ std::vector<WordKind> word_kinds(const std::string& window, bool cut_before, boo
     if (end == std::string::npos) end = window.size();
     const bool cut = (begin == 0 && cut_before) || (end == window.size() && cut_after);
     const WordKind kind = cut ? WordKind::kCut
-                        : training_words.contains(window.substr(begin, end - begin)) ? WordKind::kSeen
-                                                                                       : WordKind::kUnseen;
-    std::fill(kinds.begin() + static_cast<std::ptrdiff_t>(begin), kinds.begin() + static_cast<std::ptrdiff_t>(end), kind);
+                          : training_words.contains(window.substr(begin, end - begin))
+                              ? WordKind::kSeen
+                              : WordKind::kUnseen;
+    std::fill(kinds.begin() + static_cast<std::ptrdiff_t>(begin),
+              kinds.begin() + static_cast<std::ptrdiff_t>(end), kind);
     begin = end + 1;
   }
   return kinds;
 }
 // [word kinds]
 
-void WordKindScore::add(const std::string& masked, const std::string& restored, const std::string& truth,
-                        const std::vector<WordKind>& kinds) {
+void WordKindScore::add(const std::string& masked, const std::string& restored,
+                        const std::string& truth, const std::vector<WordKind>& kinds) {
   if (masked.size() != truth.size() || kinds.size() != truth.size())
-    throw std::invalid_argument("WordKindScore: lengths differ (masked " + std::to_string(masked.size()) +
-                                ", truth " + std::to_string(truth.size()) + ", word kinds " +
-                                std::to_string(kinds.size()) + ")");
+    throw std::invalid_argument(
+        "WordKindScore: lengths differ (masked " + std::to_string(masked.size()) + ", truth " +
+        std::to_string(truth.size()) + ", word kinds " + std::to_string(kinds.size()) + ")");
   for (std::size_t i = 0; i < truth.size(); ++i) {
     if (masked[i] != tfm::kVowelMask) continue;
     ++vowels[index_of(kinds[i])];
@@ -75,7 +82,9 @@ std::size_t WordKindScore::total() const {
   return n;
 }
 
-double WordKindScore::share_of(WordKind kind) const { return ratio(vowels[index_of(kind)], total()); }
+double WordKindScore::share_of(WordKind kind) const {
+  return ratio(vowels[index_of(kind)], total());
+}
 
 double WordKindScore::accuracy_of(WordKind kind) const {
   return ratio(correct[index_of(kind)], vowels[index_of(kind)]);
@@ -99,17 +108,22 @@ WordKindAnalysis analyse_word_kinds(tfm::Transformer& model, const tfm::VowelTas
   WordKindAnalysis result;
   result.windows = chosen.size();
   for (std::size_t i = 0; i < chosen.size(); i += 64) {
-    const std::vector<std::size_t> chunk(chosen.begin() + static_cast<std::ptrdiff_t>(i),
-                                         chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
-    const tfm::TokenIds restored = task.generate(model, data.batch(tfm::Split::kHeldOut, chunk).src, beam);
+    const std::vector<std::size_t> chunk(
+        chosen.begin() + static_cast<std::ptrdiff_t>(i),
+        chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
+    const tfm::TokenIds restored =
+        task.generate(model, data.batch(tfm::Split::kHeldOut, chunk).src, beam);
     for (std::size_t b = 0; b < chunk.size(); ++b) {
       const std::string truth = data.window(tfm::Split::kHeldOut, chunk[b]);
       const std::string masked = tfm::mask_vowels(truth);
       // A letter just outside the window means its first (or last) word is only partly shown.
-      const std::size_t start = data.window_start(tfm::Split::kHeldOut, chunk[b]), end = start + truth.size();
-      const std::vector<WordKind> kinds = word_kinds(truth, start > 0 && text[start - 1] != ' ',
-                                                     end < text.size() && text[end] != ' ', training_words);
-      result.model.add(masked, tfm::generated_text(task.target_vocabulary(), restored, b), truth, kinds);
+      const std::size_t start = data.window_start(tfm::Split::kHeldOut, chunk[b]),
+                        end = start + truth.size();
+      const std::vector<WordKind> kinds =
+          word_kinds(truth, start > 0 && text[start - 1] != ' ',
+                     end < text.size() && text[end] != ' ', training_words);
+      result.model.add(masked, tfm::generated_text(task.target_vocabulary(), restored, b), truth,
+                       kinds);
       result.rule.add(masked, rule.restore(masked), truth, kinds);
     }
   }
@@ -119,14 +133,18 @@ WordKindAnalysis analyse_word_kinds(tfm::Transformer& model, const tfm::VowelTas
 
 std::string word_kinds_text(const WordKindAnalysis& r) {
   using tfm::format;
-  std::string text = format("The hidden vowels by the word they are in, and the share of each restored:\n"
-                            "  %-42s %6s %11s %15s\n", "", "share", "this model", "3-letter rule");
+  std::string text = format(
+      "The hidden vowels by the word they are in, and the share of each restored:\n"
+      "  %-42s %6s %11s %15s\n",
+      "", "share", "this model", "3-letter rule");
   for (WordKind kind : {WordKind::kSeen, WordKind::kUnseen, WordKind::kCut})
     text += format("  %-42s %6.3f %11.4f %15.4f\n", word_kind_name(kind), r.model.share_of(kind),
                    r.model.accuracy_of(kind), r.rule.accuracy_of(kind));
-  return text + format("Were every vowel of the seen words right, and the rest as it is, the model would\n"
-                       "restore %.4f of the hidden vowels (the 3-letter rule %.4f).\n",
-                       r.model.accuracy_with_seen_words_right(), r.rule.accuracy_with_seen_words_right());
+  return text +
+         format(
+             "Were every vowel of the seen words right, and the rest as it is, the model would\n"
+             "restore %.4f of the hidden vowels (the 3-letter rule %.4f).\n",
+             r.model.accuracy_with_seen_words_right(), r.rule.accuracy_with_seen_words_right());
 }
 
 }  // namespace experiments

@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The estimate of any accepted configuration, on a 1 GiB machine: a number or a MemoryError.
     try {
       tfm::require_memory(tfm::loading_memory(config), {1024.0 * 1024 * 1024, "fuzz"});
-      tfm::require_memory(tfm::training_memory(config, config.batch_size), {1024.0 * 1024 * 1024, "fuzz"});
+      tfm::require_memory(tfm::training_memory(config, config.batch_size),
+                          {1024.0 * 1024 * 1024, "fuzz"});
     } catch (const tfm::MemoryError&) {
     }
   } catch (const tfm::CheckpointError&) {

@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // The encoder sees the window with its vowels hidden; the labels are the window itself.
       const std::string last = dataset.window(split, n - 1);
       if (dataset.vocabulary().decode(tfm::row(batch.tgt_out, 1)) != last) __builtin_trap();
-      if (dataset.vocabulary().decode(tfm::row(batch.src, 1)) != tfm::mask_vowels(last)) __builtin_trap();
+      if (dataset.vocabulary().decode(tfm::row(batch.src, 1)) != tfm::mask_vowels(last))
+        __builtin_trap();
     }
   } catch (const std::invalid_argument&) {
   }

@@ -28,7 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const pronounce::PronunciationData split(words);
-    for (const pronounce::WordSplit part : {pronounce::WordSplit::kTrain, pronounce::WordSplit::kHeldOut, pronounce::WordSplit::kTest})
+    for (const pronounce::WordSplit part :
+         {pronounce::WordSplit::kTrain, pronounce::WordSplit::kHeldOut,
+          pronounce::WordSplit::kTest})
       split.batch(part, 0, 8);
     split.training_batch(3, 1, 5);
   } catch (const std::invalid_argument&) {

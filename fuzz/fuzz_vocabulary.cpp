@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::size_t id = tfm::kFirstSymbolId; id < vocabulary.size(); ++id) {
       const auto as_id = static_cast<std::int32_t>(id);
       const std::string& symbol = vocabulary.symbol(as_id);
-      if (vocabulary.encode(symbol, tfm::OnUnknown::kThrow) != std::vector<std::int32_t>{as_id}) __builtin_trap();
+      if (vocabulary.encode(symbol, tfm::OnUnknown::kThrow) != std::vector<std::int32_t>{as_id})
+        __builtin_trap();
       if (vocabulary.decode({as_id}) != symbol) __builtin_trap();
     }
   } catch (const tfm::VocabularyError&) {

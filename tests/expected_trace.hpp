@@ -4,9 +4,8 @@
 // test_stacks and test_transformer.
 #pragma once
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstddef>
 #include <initializer_list>
 #include <sstream>
@@ -27,7 +26,9 @@ struct TraceLine {
 using ExpectedTrace = std::vector<TraceLine>;
 
 /// `[2, 5, 16]`
-inline std::string dims(std::initializer_list<std::size_t> extents) { return shape_string(extents); }
+inline std::string dims(std::initializer_list<std::size_t> extents) {
+  return shape_string(extents);
+}
 
 /// Multi-head attention's forward: query input `[B, Lq, d]`, memory `[B, Lk, d]`, h heads.
 inline void mha_forward(ExpectedTrace& t, int depth, std::size_t B, std::size_t Lq, std::size_t Lk,
@@ -132,7 +133,8 @@ inline ExpectedTrace transformer_forward(const Config& c, std::size_t B, std::si
   t.push_back({1, "[Transformer] source tokens", "src -> " + dims({B, S})});
   t.push_back({1, "[Transformer] target tokens (shifted right)", "tgt_in -> " + dims({B, T})});
   t.push_back({1, "[Transformer] source padding mask", "src_mask -> " + dims({B, S, S})});
-  t.push_back({1, "[Transformer] target padding + subsequent mask", "tgt_mask -> " + dims({B, T, T})});
+  t.push_back(
+      {1, "[Transformer] target padding + subsequent mask", "tgt_mask -> " + dims({B, T, T})});
   t.push_back({1, "[Transformer] cross-attention mask", "cross_mask -> " + dims({B, T, S})});
   encoder_forward(t, 1, c, B, S, training);
   decoder_forward(t, 1, c, B, T, S, training);
@@ -148,7 +150,8 @@ inline bool matches(int depth, const std::string& line, const TraceLine& want) {
   if (want.result.empty()) return line == want.head;
   // A step: "[Component] what", then at least one space, then "tensor -> [shape]", then the end
   // or a space (so that "[2, 5]" does not match "[2, 5, 16]").
-  if (line.rfind(want.head, 0) != 0 || line.size() == want.head.size() || line[want.head.size()] != ' ')
+  if (line.rfind(want.head, 0) != 0 || line.size() == want.head.size() ||
+      line[want.head.size()] != ' ')
     return false;
   const std::size_t start = line.find_first_not_of(' ', want.head.size());
   if (start == std::string::npos || line.compare(start, want.result.size(), want.result) != 0)

@@ -3,15 +3,13 @@
 #pragma once
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 #include <xtensor/xadapt.hpp>  // tests compare flat vectors (e.g. Adam's moments) via xt::adapt
-
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
@@ -68,9 +66,10 @@ xt::xtensor<float, N> random_normal(std::initializer_list<std::size_t> shape, Rn
 /// Largest |a - b| / (atol + |b|) over all entries: the relative error the parity tests bound.
 template <class A, class B>
 double max_relative_error(const A& a, const B& b, double atol = 1e-6) {
-  if (a.shape().size() != b.shape().size() || !std::equal(a.shape().begin(), a.shape().end(), b.shape().begin()))
-    throw std::runtime_error("max_relative_error: shapes differ " + shape_string(a.shape()) + " vs " +
-                             shape_string(b.shape()));
+  if (a.shape().size() != b.shape().size() ||
+      !std::equal(a.shape().begin(), a.shape().end(), b.shape().begin()))
+    throw std::runtime_error("max_relative_error: shapes differ " + shape_string(a.shape()) +
+                             " vs " + shape_string(b.shape()));
   double worst = 0.0;
   auto q = b.begin();
   for (auto p = a.begin(); p != a.end(); ++p, ++q) {

@@ -15,8 +15,8 @@ namespace tfm::testing {
 
 /// The worst disagreement found, and where.
 struct GradientReport {
-  double worst = 0.0;       ///< max |analytic - numeric| / (atol + |numeric|)
-  std::size_t index = 0;    ///< entry with the worst disagreement
+  double worst = 0.0;     ///< max |analytic - numeric| / (atol + |numeric|)
+  std::size_t index = 0;  ///< entry with the worst disagreement
   double analytic = 0.0, numeric = 0.0;
   std::string describe(const std::string& name) const {
     std::ostringstream out;

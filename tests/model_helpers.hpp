@@ -125,7 +125,8 @@ inline void load_parameters(const ParameterList& params, const std::string& pref
     const NpyArray saved = load_npy_file(fixture_path(prefix + p.name + ".npy"));
     if (saved.shape != p.shape)
       throw std::runtime_error("fixture " + prefix + p.name + " has shape " +
-                               shape_string(saved.shape) + ", the parameter " + shape_string(p.shape));
+                               shape_string(saved.shape) + ", the parameter " +
+                               shape_string(p.shape));
     std::copy(saved.values.begin(), saved.values.end(), p.value);
   }
 }

@@ -1,8 +1,6 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
-
 #include <xtensor/xnoalias.hpp>
 
 #include "fixtures.hpp"
@@ -62,7 +60,8 @@ TEST_CASE("Adam: three steps agree with torch.optim.Adam", "[adam][pytorch]") {
     const Tensor2 v = testing::load_fixture<2>("adam/" + name + "_w_exp_avg_sq");
     const Tensor2 my_m = xt::adapt(adam.first_moment(0), m.shape());
     const Tensor2 my_v = xt::adapt(adam.second_moment(0), v.shape());
-    const double e_m = testing::max_relative_error(my_m, m), e_v = testing::max_relative_error(my_v, v);
+    const double e_m = testing::max_relative_error(my_m, m),
+                 e_v = testing::max_relative_error(my_v, v);
     UNSCOPED_INFO("Adam " << name << ": parameters " << worst << ", exp_avg " << e_m
                           << ", exp_avg_sq " << e_v);
     CHECK(e_m < 1e-4);

@@ -1,7 +1,6 @@
 // Add & Norm (chapter 08): y = LayerNorm(residual + Dropout(sublayer_output)), post-norm.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -51,8 +50,9 @@ TEST_CASE("AddNorm: y = LayerNorm(x + sublayer(x)) exactly", "[add_norm]") {
   }
 }
 
-TEST_CASE("AddNorm: the residual gets the sum's gradient and the sub-layer the same through dropout",
-          "[add_norm]") {
+TEST_CASE(
+    "AddNorm: the residual gets the sum's gradient and the sub-layer the same through dropout",
+    "[add_norm]") {
   // d(x + dropout(s))/dx is the identity and d/ds is the dropout mask: with p = 0.5 every entry
   // of the sub-layer's gradient is either 0 (dropped) or exactly 2x the residual's (kept, 1/(1-p)).
   Rng rng(2);
@@ -69,9 +69,12 @@ TEST_CASE("AddNorm: the residual gets the sum's gradient and the sub-layer the s
   std::size_t dropped = 0, kept = 0, other = 0;
   for (std::size_t i = 0; i < dy.size(); ++i) {
     const float r = grads.residual.data()[i], g = grads.sublayer_output.data()[i];
-    if (g == 0.0f) ++dropped;
-    else if (g == 2.0f * r) ++kept;
-    else ++other;
+    if (g == 0.0f)
+      ++dropped;
+    else if (g == 2.0f * r)
+      ++kept;
+    else
+      ++other;
   }
   CHECK(dropped > 0);
   CHECK(kept > 0);
@@ -110,7 +113,8 @@ TEST_CASE("AddNorm: gradients agree with finite differences", "[add_norm][gradch
     auto rep = testing::check_gradient(x.data(), grads.residual.data(), x.size(), loss, eps, atol);
     INFO(rep.describe("residual"));
     CHECK(rep.worst < tol);
-    rep = testing::check_gradient(s.data(), grads.sublayer_output.data(), s.size(), loss, eps, atol);
+    rep =
+        testing::check_gradient(s.data(), grads.sublayer_output.data(), s.size(), loss, eps, atol);
     INFO(rep.describe("sublayer_output"));
     CHECK(rep.worst < tol);
     for (const ParameterRef& ref : parameters_of(add_norm)) {
@@ -121,15 +125,16 @@ TEST_CASE("AddNorm: gradients agree with finite differences", "[add_norm][gradch
   }
 }
 
-TEST_CASE("AddNorm: dropout is reproducible in training and off in evaluation", "[add_norm][dropout]") {
+TEST_CASE("AddNorm: dropout is reproducible in training and off in evaluation",
+          "[add_norm][dropout]") {
   Rng rng(4);
   const std::size_t d = 8;
   const Tensor3 x = random_normal({2, 5, d}, rng), s = random_normal({2, 5, d}, rng);
   AddNorm a(d, 0.5f, 21), b(d, 0.5f, 21), other_seed(d, 0.5f, 22), no_dropout(d, 0.0f, 21);
   const Tensor3 first = a.forward(x, s);
-  CHECK(same(first, b.forward(x, s)));             // same seed, same masks, same output
+  CHECK(same(first, b.forward(x, s)));  // same seed, same masks, same output
   CHECK_FALSE(same(first, other_seed.forward(x, s)));
-  CHECK_FALSE(same(first, a.forward(x, s)));       // the next call draws a new mask
+  CHECK_FALSE(same(first, a.forward(x, s)));  // the next call draws a new mask
   CHECK_FALSE(same(first, no_dropout.forward(x, s)));
   a.set_training(false);
   CHECK(same(a.forward(x, s), no_dropout.forward(x, s)));  // evaluation: dropout is the identity

@@ -16,9 +16,9 @@
 using namespace translate;
 
 TEST_CASE("WordByWord learns which word translates which from the pairs alone", "[baselines]") {
-  const std::vector<TextPair> pairs = {{"la casa", "the house"},   {"la mesa", "the table"},
-                                       {"una casa", "a house"},     {"una mesa roja", "a red table"},
-                                       {"la casa roja", "the red house"}, {"casa", "house"}};
+  const std::vector<TextPair> pairs = {
+      {"la casa", "the house"},         {"la mesa", "the table"},          {"una casa", "a house"},
+      {"una mesa roja", "a red table"}, {"la casa roja", "the red house"}, {"casa", "house"}};
   const WordByWord model = WordByWord::learn(pairs);
   CHECK(model.translate_word("casa") == "house");
   CHECK(model.translate_word("la") == "the");
@@ -32,8 +32,11 @@ TEST_CASE("WordByWord learns which word translates which from the pairs alone", 
 TEST_CASE("a source word nothing aligns to is left out", "[baselines]") {
   // "á" (the personal a of 1909 Spanish) has no English word: every English word is explained
   // better by another Spanish word, so "á" is never aligned.
-  const std::vector<TextPair> pairs = {{"vió á David", "saw David"}, {"vió á Saúl", "saw Saul"},
-                                       {"vió", "saw"}, {"David", "David"}, {"Saúl", "Saul"}};
+  const std::vector<TextPair> pairs = {{"vió á David", "saw David"},
+                                       {"vió á Saúl", "saw Saul"},
+                                       {"vió", "saw"},
+                                       {"David", "David"},
+                                       {"Saúl", "Saul"}};
   const WordByWord model = WordByWord::learn(pairs);
   CHECK(model.translate_word("á").empty());
   CHECK(model.translate("vió á Saúl") == "saw Saul");
@@ -59,10 +62,13 @@ TEST_CASE("on the test verses, BLEU agrees with NLTK to 0.01", "[baselines][bleu
   REQUIRE(in);
   std::map<std::string, double> nltk;
   for (std::string name, line; std::getline(in, line);)
-    if (line[0] != '#') nltk[line.substr(0, line.find(' '))] = std::stod(line.substr(line.find(' ') + 1));
-  const SplitVerses parts = split_verses(align_verses(read_parallel(spanish_bible(), english_bible()).verses).pairs);
+    if (line[0] != '#')
+      nltk[line.substr(0, line.find(' '))] = std::stod(line.substr(line.find(' ') + 1));
+  const SplitVerses parts =
+      split_verses(align_verses(read_parallel(spanish_bible(), english_bible()).verses).pairs);
   std::vector<TextPair> train;
-  for (const ParallelVerse& v : parts[static_cast<int>(Part::kTrain)]) train.emplace_back(v.spanish, v.english);
+  for (const ParallelVerse& v : parts[static_cast<int>(Part::kTrain)])
+    train.emplace_back(v.spanish, v.english);
   const WordByWord model = WordByWord::learn(train);
   std::vector<std::string> copy, word_by_word, references;
   for (const ParallelVerse& v : parts[static_cast<int>(Part::kTest)]) {
@@ -71,6 +77,8 @@ TEST_CASE("on the test verses, BLEU agrees with NLTK to 0.01", "[baselines][bleu
     references.push_back(v.english);
   }
   REQUIRE(references.size() == 1231);
-  CHECK(corpus_bleu(copy, references, BleuSmoothing::kNone).bleu == Approx(nltk.at("copy")).margin(0.01));
-  CHECK(corpus_bleu(word_by_word, references, BleuSmoothing::kNone).bleu == Approx(nltk.at("word_by_word")).margin(0.01));
+  CHECK(corpus_bleu(copy, references, BleuSmoothing::kNone).bleu ==
+        Approx(nltk.at("copy")).margin(0.01));
+  CHECK(corpus_bleu(word_by_word, references, BleuSmoothing::kNone).bleu ==
+        Approx(nltk.at("word_by_word")).margin(0.01));
 }

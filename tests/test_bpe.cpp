@@ -38,11 +38,13 @@ TEST_CASE("Bpe::learn merges the most frequent pair first, ties in byte order", 
   // Sennrich et al.'s example: low x5, lower x2, newest x6, widest x3. Counted by hand: e+s and
   // s+t occur 9 times (tie: "e" < "s"), then es+t 9; l+o, o+w and ▁+l 7 ("l" < "o" < "▁"), ...
   std::vector<std::string> texts;
-  for (const auto& [word, times] : std::vector<std::pair<std::string, int>>{{"low", 5}, {"lower", 2}, {"newest", 6}, {"widest", 3}})
+  for (const auto& [word, times] : std::vector<std::pair<std::string, int>>{
+           {"low", 5}, {"lower", 2}, {"newest", 6}, {"widest", 3}})
     for (int i = 0; i < times; ++i) texts.push_back(word);
   const Bpe bpe = Bpe::learn(texts, 100);
   REQUIRE(bpe.merges().size() >= 6);
-  const std::vector<std::pair<std::string, std::string>> first(bpe.merges().begin(), bpe.merges().begin() + 6);
+  const std::vector<std::pair<std::string, std::string>> first(bpe.merges().begin(),
+                                                               bpe.merges().begin() + 6);
   CHECK(first == std::vector<std::pair<std::string, std::string>>{
                      {"e", "s"}, {"es", "t"}, {"l", "o"}, {"lo", "w"}, {M, "low"}, {"e", "w"}});
   CHECK(bpe.characters() == Pieces{"d", "e", "i", "l", "n", "o", "r", "s", "t", "w", M});
@@ -62,7 +64,8 @@ TEST_CASE("a character never seen in training is <unk>, and is named", "[bpe]") 
 }
 
 TEST_CASE("text -> pieces -> text is exact on both Bibles", "[bpe]") {
-  const AlignedVerses aligned = align_verses(read_parallel(spanish_bible(), english_bible()).verses);
+  const AlignedVerses aligned =
+      align_verses(read_parallel(spanish_bible(), english_bible()).verses);
   std::vector<std::string> texts;
   for (const ParallelVerse& v : aligned.pairs) {
     texts.push_back(v.spanish);
@@ -82,7 +85,8 @@ TEST_CASE("text -> pieces -> text is exact on both Bibles", "[bpe]") {
   CHECK(unknown < texts.size() / 100);
 }
 
-TEST_CASE("the tokenizer file round-trips and names the line of what it refuses", "[bpe][bad-input]") {
+TEST_CASE("the tokenizer file round-trips and names the line of what it refuses",
+          "[bpe][bad-input]") {
   const Bpe bpe = Bpe::learn({"la casa es la casa", "the house is the house"}, 40);
   const Bpe again = Bpe::parse(bpe.to_text(), "tokenizer.txt");
   CHECK(again.characters() == bpe.characters());
@@ -94,10 +98,13 @@ TEST_CASE("the tokenizer file round-trips and names the line of what it refuses"
   CHECK(parse_error(ok).empty());
   CHECK(parse_error("") == "tokenizer.txt line 1: the file ends early");
   CHECK(parse_error("BPE\n") == "tokenizer.txt line 1: expected the header '# BPE ...', got 'BPE'");
-  CHECK(parse_error("# BPE\ncharacters x\n") == "tokenizer.txt line 2: expected 'characters N', got 'characters x'");
+  CHECK(parse_error("# BPE\ncharacters x\n") ==
+        "tokenizer.txt line 2: expected 'characters N', got 'characters x'");
   CHECK(parse_error("# BPE\ncharacters 3\na\nb\nmerges 1\n") ==
-        "tokenizer.txt line 5: expected one character (UTF-8) that is not whitespace, got 'merges 1'");
-  CHECK(parse_error("# BPE\ncharacters 2\na\na\n") == "tokenizer.txt line 4: the character 'a' is listed twice");
+        "tokenizer.txt line 5: expected one character (UTF-8) that is not whitespace, got 'merges "
+        "1'");
+  CHECK(parse_error("# BPE\ncharacters 2\na\na\n") ==
+        "tokenizer.txt line 4: the character 'a' is listed twice");
   CHECK(parse_error("# BPE\ncharacters 1\n \n") ==
         "tokenizer.txt line 3: expected one character (UTF-8) that is not whitespace, got ' '");
   // Two bytes that are not UTF-8 alone, but one character side by side (fuzz/regressions/bpe).
@@ -109,7 +116,8 @@ TEST_CASE("the tokenizer file round-trips and names the line of what it refuses"
         "tokenizer.txt line 7: the merge 'a b' is listed twice");
   CHECK(parse_error("# BPE\ncharacters 2\na\nb\nmerges 1\na  b\n") ==
         "tokenizer.txt line 6: expected a merge 'LEFT RIGHT', got 'a  b'");
-  CHECK(parse_error("# BPE\ncharacters 2\na\nb\nmerges 2\na b\n") == "tokenizer.txt line 7: the file ends early");
+  CHECK(parse_error("# BPE\ncharacters 2\na\nb\nmerges 2\na b\n") ==
+        "tokenizer.txt line 7: the file ends early");
   CHECK(parse_error(ok + "more\n") == "tokenizer.txt line 7: unexpected text after the last merge");
   CHECK(parse_error("# BPE\ncharacters 99999999999\n") ==
         "tokenizer.txt line 2: expected 'characters N', got 'characters 99999999999'");

@@ -28,8 +28,8 @@
 #include "tfm/train/adam.hpp"
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/train/checkpoint_config.hpp"
-#include "tfm/train/saving.hpp"
 #include "tfm/train/cross_entropy.hpp"
+#include "tfm/train/saving.hpp"
 #include "tfm/train/training_run.hpp"
 
 using namespace tfm;
@@ -95,7 +95,8 @@ std::string read_bytes(const fs::path& path) {
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir))
-    if (entry.is_regular_file()) files[fs::relative(entry.path(), dir).string()] = read_bytes(entry.path());
+    if (entry.is_regular_file())
+      files[fs::relative(entry.path(), dir).string()] = read_bytes(entry.path());
   return files;
 }
 
@@ -104,7 +105,8 @@ std::vector<std::string> leftovers(const fs::path& dir) {
   std::vector<std::string> found;
   const std::string prefix = dir.filename().string() + ".";
   for (const auto& entry : fs::directory_iterator(dir.parent_path()))
-    if (entry.path().filename().string().rfind(prefix, 0) == 0) found.push_back(entry.path().string());
+    if (entry.path().filename().string().rfind(prefix, 0) == 0)
+      found.push_back(entry.path().string());
   return found;
 }
 
@@ -117,7 +119,8 @@ void replace_in_file(const fs::path& path, const std::string& from, const std::s
 }
 
 // `action` must throw a CheckpointError whose message contains every one of `parts`.
-void check_checkpoint_error(const std::function<void()>& action, const std::vector<std::string>& parts) {
+void check_checkpoint_error(const std::function<void()>& action,
+                            const std::vector<std::string>& parts) {
   try {
     action();
     FAIL("no CheckpointError was thrown");
@@ -153,7 +156,8 @@ class FileSizeLimit {
 TokenIds fixture_ids(const std::string& name) {
   const Tensor2 values = testing::load_fixture<2>(name);
   TokenIds ids = TokenIds::from_shape(values.shape());
-  for (std::size_t i = 0; i < values.size(); ++i) ids.data()[i] = static_cast<std::int32_t>(values.data()[i]);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ids.data()[i] = static_cast<std::int32_t>(values.data()[i]);
   return ids;
 }
 
@@ -170,7 +174,8 @@ TEST_CASE("Checkpoint: a saved model loads back with identical logits", "[checkp
     const fs::path dir = tmp.path / "ckpt";
     CheckpointHeader header = tiny_header();
     header.config = config;
-    if (config.shared_embedding) header.tgt_vocabulary = Vocabulary(Tokenization::kWords, {"x", "y", "z", "w", "v"});
+    if (config.shared_embedding)
+      header.tgt_vocabulary = Vocabulary(Tokenization::kWords, {"x", "y", "z", "w", "v"});
 
     Transformer original(config, 1);
     original.set_training(false);
@@ -200,7 +205,8 @@ TEST_CASE("Checkpoint: a saved model loads back with identical logits", "[checkp
   }
 }
 
-TEST_CASE("Checkpoint: training resumed from a checkpoint equals uninterrupted training", "[checkpoint][adam]") {
+TEST_CASE("Checkpoint: training resumed from a checkpoint equals uninterrupted training",
+          "[checkpoint][adam]") {
   testing::TempDir tmp("checkpoint", "resume");
   const std::string dir = (tmp.path / "ckpt").string();
   Transformer uninterrupted(tiny_config(), 1);
@@ -237,8 +243,9 @@ TEST_CASE("Checkpoint: training resumed from a checkpoint equals uninterrupted t
   CHECK(values_of(parameters_of(restarted)) != values_of(parameters_of(uninterrupted)));
 }
 
-TEST_CASE("Checkpoint: averaging checkpoints gives the mean of their weights, or an error and no change",
-          "[checkpoint]") {
+TEST_CASE(
+    "Checkpoint: averaging checkpoints gives the mean of their weights, or an error and no change",
+    "[checkpoint]") {
   testing::TempDir tmp("checkpoint", "average");
   const std::vector<std::string> dirs = {(tmp.path / "a").string(), (tmp.path / "b").string(),
                                          (tmp.path / "c").string()};
@@ -255,7 +262,8 @@ TEST_CASE("Checkpoint: averaging checkpoints gives the mean of their weights, or
   const std::vector<std::vector<float>> mean = values_of(params);
   for (std::size_t p = 0; p < mean.size(); ++p)
     for (std::size_t k = 0; k < mean[p].size(); ++k)
-      REQUIRE(mean[p][k] == Approx((saved[0][p][k] + saved[1][p][k] + saved[2][p][k]) / 3.0).margin(1e-7));
+      REQUIRE(mean[p][k] ==
+              Approx((saved[0][p][k] + saved[1][p][k] + saved[2][p][k]) / 3.0).margin(1e-7));
   // The order of the checkpoints does not matter, and the mean of one is the checkpoint itself.
   load_averaged_parameters({dirs[2], dirs[0], dirs[1]}, params);
   CHECK(values_of(params) == mean);
@@ -271,16 +279,24 @@ TEST_CASE("Checkpoint: averaging checkpoints gives the mean of their weights, or
   other_header.config = other_heads;
   const std::string other_dir = (tmp.path / "other").string();
   save_checkpoint(other_dir, other_header, parameters_of(other));
-  check_checkpoint_error([&] { load_averaged_parameters({dirs[0], other_dir}, params); },
-                         {"cannot average", other_dir, "n_heads is 2 in one and 1 in the other"});
-  check_checkpoint_error([&] { load_averaged_parameters({dirs[0], (tmp.path / "none").string()}, params); },
-                         {"no checkpoint directory", "none"});
-  check_checkpoint_error([&] { load_averaged_parameters({}, params); }, {"at least one checkpoint"});
+  check_checkpoint_error(
+      [&] {
+        load_averaged_parameters({dirs[0], other_dir}, params);
+      },
+      {"cannot average", other_dir, "n_heads is 2 in one and 1 in the other"});
+  check_checkpoint_error(
+      [&] {
+        load_averaged_parameters({dirs[0], (tmp.path / "none").string()}, params);
+      },
+      {"no checkpoint directory", "none"});
+  check_checkpoint_error([&] { load_averaged_parameters({}, params); },
+                         {"at least one checkpoint"});
   CHECK(values_of(params) == saved[1]);
 }
 
-TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and the model is untouched",
-          "[checkpoint]") {
+TEST_CASE(
+    "Checkpoint: a damaged checkpoint is an error naming the problem, and the model is untouched",
+    "[checkpoint]") {
   testing::TempDir tmp("checkpoint", "damaged");
   const fs::path dir = tmp.path / "ckpt";
   const fs::path weights = dir / "parameters";
@@ -294,8 +310,8 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   const auto read_header = [&] { read_checkpoint_header(dir.string()); };
   const std::string config_lines = "config.txt, line ";
 
-  std::function<void()> action;    // the call that must fail...
-  std::vector<std::string> says;   // ...and what its message must say
+  std::function<void()> action;   // the call that must fail...
+  std::vector<std::string> says;  // ...and what its message must say
   SECTION("a parameter file truncated by 3 bytes") {
     const fs::path file = weights / "generator.weight.npy";
     fs::resize_file(file, fs::file_size(file) - 3);
@@ -304,7 +320,8 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   }
   SECTION("a parameter of the wrong shape") {
     const std::vector<float> values(8 * 16, 0.5f);
-    save_npy((weights / "encoder.layers.0.ffn.linear1.weight.npy").string(), values.data(), {8, 16});
+    save_npy((weights / "encoder.layers.0.ffn.linear1.weight.npy").string(), values.data(),
+             {8, 16});
     action = load;
     says = {"encoder.layers.0.ffn.linear1.weight", "shape [8, 16]", "the model's is [16, 8]"};
   }
@@ -331,7 +348,8 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
     std::ofstream(config_file, std::ios::app) << "colour=blue\n";
     action = read_header;
     // After "# preset", a line per key and the "# model as saved:" line.
-    says = {config_lines + std::to_string(Config::keys().size() + 3), "unknown config key 'colour'"};
+    says = {config_lines + std::to_string(Config::keys().size() + 3),
+            "unknown config key 'colour'"};
   }
   SECTION("a malformed config value") {
     replace_in_file(config_file, "d_model=8\n", "d_model=eight\n");
@@ -366,7 +384,9 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   }
   SECTION("a vocabulary that is not the task's") {
     const Vocabulary task(Tokenization::kWords, {"x", "y", "z", "w", "v", "t"});
-    action = [&, task] { require_same_vocabulary(read_checkpoint_header(dir.string()).tgt_vocabulary, task, "target"); };
+    action = [&, task] {
+      require_same_vocabulary(read_checkpoint_header(dir.string()).tgt_vocabulary, task, "target");
+    };
     says = {"target vocabulary does not match", "id 9 is 'u' in the checkpoint but 't' here"};
   }
   SECTION("a NaN weight") {
@@ -375,8 +395,8 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
     values[1 * 8 + 2] = std::nanf("");
     save_npy(file.string(), values.data(), {10, 8});
     action = load;
-    says = {file.string(), "holds NaN at index [1, 2] (value 11 of 80)", "parameter 'generator.weight'",
-            "did training diverge"};
+    says = {file.string(), "holds NaN at index [1, 2] (value 11 of 80)",
+            "parameter 'generator.weight'", "did training diverge"};
   }
   SECTION("an infinite weight") {
     const fs::path file = weights / "encoder.layers.0.norm1.bias.npy";  // [8]
@@ -389,9 +409,10 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   SECTION("n_heads edited: a valid value that changes no shape") {
     replace_in_file(config_file, "n_heads=2\n", "n_heads=8\n");
     action = read_header;
-    const std::string record_line = std::to_string(Config::keys().size() + 2);  // "# preset", the keys
-    says = {config_lines + "5: n_heads=8, but the checkpoint was saved with n_heads=2 (line " + record_line +
-                ", '# model as saved:')",
+    const std::string record_line =
+        std::to_string(Config::keys().size() + 2);  // "# preset", the keys
+    says = {config_lines + "5: n_heads=8, but the checkpoint was saved with n_heads=2 (line " +
+                record_line + ", '# model as saved:')",
             "n_heads changes no tensor's shape", "train a new one instead of editing config.txt"};
   }
   SECTION("max_len edited") {
@@ -417,15 +438,16 @@ TEST_CASE("Checkpoint: a damaged checkpoint is an error naming the problem, and 
   SECTION("a damaged '# model as saved' line") {
     replace_in_file(config_file, " n_heads=2", " n_heads");
     action = read_header;
-    says = {config_lines + std::to_string(Config::keys().size() + 2) +
-            ": the '# model as saved:' line has 'n_heads', expected each model key once as key=value"};
+    says = {
+        config_lines + std::to_string(Config::keys().size() + 2) +
+        ": the '# model as saved:' line has 'n_heads', expected each model key once as key=value"};
   }
   SECTION("d_model=4000000000, the record edited too") {
     replace_in_file(config_file, "d_model=8\n", "d_model=4000000000\n");
     replace_in_file(config_file, " d_model=8 ", " d_model=4000000000 ");
     action = read_header;
-    says = {"config.txt': loading the checkpoint (d_model 4000000000", "needs about", "GiB (parameters",
-            "but this machine has", "choose smaller sizes"};
+    says = {"config.txt': loading the checkpoint (d_model 4000000000", "needs about",
+            "GiB (parameters", "but this machine has", "choose smaller sizes"};
   }
   SECTION("d_model=4000000000, the record left as it was") {
     replace_in_file(config_file, "d_model=8\n", "d_model=4000000000\n");
@@ -466,7 +488,8 @@ TEST_CASE("Checkpoint: named extra files are saved and loaded with the model, by
   CHECK(read_checkpoint_header(tmp.file("plain")).files.empty());
 
   // A name that is not a plain file name is refused before anything is written.
-  for (const std::string& name : std::vector<std::string>{"", ".hidden", "a/b", std::string("a\0b", 3)}) {
+  for (const std::string& name :
+       std::vector<std::string>{"", ".hidden", "a/b", std::string("a\0b", 3)}) {
     CheckpointHeader bad = tiny_header();
     bad.files = {{name, "x"}};
     check_checkpoint_error([&] { save_checkpoint(tmp.file("bad"), bad, params); },
@@ -482,11 +505,15 @@ TEST_CASE("Checkpoint: named extra files are saved and loaded with the model, by
   CheckpointHeader other = header;
   other.files["notes.txt"] = "another run\n";
   save_checkpoint(tmp.file("other"), other, params);
-  check_checkpoint_error([&] { load_averaged_parameters({dir, tmp.file("other")}, params); },
-                         {"their extra files differ"});
+  check_checkpoint_error(
+      [&] {
+        load_averaged_parameters({dir, tmp.file("other")}, params);
+      },
+      {"their extra files differ"});
 }
 
-TEST_CASE("Checkpoint: a checkpoint older than a training key loads with Config's default", "[checkpoint]") {
+TEST_CASE("Checkpoint: a checkpoint older than a training key loads with Config's default",
+          "[checkpoint]") {
   testing::TempDir tmp("checkpoint", "older");
   const fs::path dir = tmp.path / "ckpt";
   CheckpointHeader header = tiny_header();
@@ -501,16 +528,21 @@ TEST_CASE("Checkpoint: a checkpoint older than a training key loads with Config'
 TEST_CASE("Checkpoint: a vocabulary mismatch names the first difference", "[checkpoint]") {
   const Vocabulary saved = tiny_header().src_vocabulary;  // <pad> <bos> <eos> <unk> a b c ' ' é
   CHECK_NOTHROW(require_same_vocabulary(saved, saved, "source"));
-  const auto mismatch = [&](const Vocabulary& task) { return [&saved, task] { require_same_vocabulary(saved, task, "source"); }; };
-  check_checkpoint_error(mismatch(Vocabulary(Tokenization::kCharacters, {"a", "c", "b", " ", "\u00e9"})),
-                         {"source vocabulary does not match", "id 5 is 'b' in the checkpoint but 'c' here"});
-  check_checkpoint_error(mismatch(Vocabulary(Tokenization::kCharacters, {"a", "b", "c", " ", "\u00e9", "d"})),
-                         {"sizes differ: 9 in the checkpoint vs 10 here"});
+  const auto mismatch = [&](const Vocabulary& task) {
+    return [&saved, task] { require_same_vocabulary(saved, task, "source"); };
+  };
+  check_checkpoint_error(
+      mismatch(Vocabulary(Tokenization::kCharacters, {"a", "c", "b", " ", "\u00e9"})),
+      {"source vocabulary does not match", "id 5 is 'b' in the checkpoint but 'c' here"});
+  check_checkpoint_error(
+      mismatch(Vocabulary(Tokenization::kCharacters, {"a", "b", "c", " ", "\u00e9", "d"})),
+      {"sizes differ: 9 in the checkpoint vs 10 here"});
   check_checkpoint_error(mismatch(Vocabulary(Tokenization::kWords, {"a", "b", "c", "d", "\u00e9"})),
                          {"one splits characters, the other words"});
 }
 
-TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer is untouched", "[checkpoint][adam]") {
+TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer is untouched",
+          "[checkpoint][adam]") {
   testing::TempDir tmp("checkpoint", "optimizer");
   const fs::path dir = tmp.path / "ckpt";
   const fs::path state = dir / "optimizer";
@@ -534,7 +566,8 @@ TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer 
   }
   SECTION("a missing moment") {
     fs::remove(state / "encoder.layers.0.norm1.bias.m.npy");
-    says = {"encoder.layers.0.norm1.bias.m.npy", "cannot be opened", "the first moment of 'encoder.layers.0.norm1.bias'"};
+    says = {"encoder.layers.0.norm1.bias.m.npy", "cannot be opened",
+            "the first moment of 'encoder.layers.0.norm1.bias'"};
   }
   SECTION("a bad step count") {
     std::ofstream(state / "state.txt", std::ios::trunc) << "steps=-1\n";
@@ -542,29 +575,33 @@ TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer 
   }
   SECTION("an absurd step count") {
     std::ofstream(state / "state.txt", std::ios::trunc) << "steps=999999999999999999\n";
-    says = {"state.txt': steps=999999999999999999 is more than any run could have taken (at most 1000000000000)"};
+    says = {
+        "state.txt': steps=999999999999999999 is more than any run could have taken (at most "
+        "1000000000000)"};
   }
   SECTION("a negative second moment") {
     const fs::path file = state / "generator.weight.v.npy";  // [10, 8]
     std::vector<float> values(80, 1e-6f);
     values[3 * 8 + 1] = -0.5f;
     save_npy(file.string(), values.data(), {10, 8});
-    says = {file.string(), "holds -0.500000 at index [3, 1]", "the second moment of 'generator.weight'",
-            "never negative"};
+    says = {file.string(), "holds -0.500000 at index [3, 1]",
+            "the second moment of 'generator.weight'", "never negative"};
   }
   SECTION("a NaN first moment") {
     const fs::path file = state / "decoder.layers.0.ffn.linear2.bias.m.npy";  // [8]
     std::vector<float> values(8, 0.0f);
     values[0] = std::nanf("");
     save_npy(file.string(), values.data(), {8});
-    says = {file.string(), "holds NaN at index [0]", "the first moment of 'decoder.layers.0.ffn.linear2.bias'"};
+    says = {file.string(), "holds NaN at index [0]",
+            "the first moment of 'decoder.layers.0.ffn.linear2.bias'"};
   }
   SECTION("an infinite second moment") {
     const fs::path file = state / "src_embedding.weight.v.npy";  // [9, 8]
     std::vector<float> values(72, 0.0f);
     values[71] = std::numeric_limits<float>::infinity();
     save_npy(file.string(), values.data(), {9, 8});
-    says = {file.string(), "holds +inf at index [8, 7]", "the second moment of 'src_embedding.weight'"};
+    says = {file.string(), "holds +inf at index [8, 7]",
+            "the second moment of 'src_embedding.weight'"};
   }
   check_checkpoint_error([&] { load_optimizer_state(dir.string(), params, adam); }, says);
   CHECK(adam.steps_taken() == 0);
@@ -572,7 +609,8 @@ TEST_CASE("Checkpoint: a damaged optimizer state is an error, and the optimizer 
     CHECK(adam.first_moment(i) == std::vector<float>(params.refs()[i].size, 0.0f));
 }
 
-TEST_CASE("Checkpoint: an optimizer state from another run is refused", "[checkpoint][adam][bad-input]") {
+TEST_CASE("Checkpoint: an optimizer state from another run is refused",
+          "[checkpoint][adam][bad-input]") {
   testing::TempDir tmp("checkpoint", "other_run");
   const auto trained_checkpoint = [&](const std::string& name, std::uint64_t seed, int steps) {
     Transformer model(tiny_config(), seed);
@@ -584,20 +622,23 @@ TEST_CASE("Checkpoint: an optimizer state from another run is refused", "[checkp
   trained_checkpoint("three", 2, 3);
   // The same shapes: only the fingerprint of the weights tells them apart.
   fs::remove_all(tmp.path / "twenty" / "optimizer");
-  fs::copy(tmp.path / "three" / "optimizer", tmp.path / "twenty" / "optimizer", fs::copy_options::recursive);
+  fs::copy(tmp.path / "three" / "optimizer", tmp.path / "twenty" / "optimizer",
+           fs::copy_options::recursive);
   Transformer model(tiny_config(), 1);
   const ParameterList params = parameters_of(model);
   load_parameters(tmp.file("twenty"), params);
   Adam adam(params);
-  check_checkpoint_error([&] { load_optimizer_state(tmp.file("twenty"), params, adam); },
-                         {"optimizer/state.txt' was saved with other weights than these", "from another run?"});
+  check_checkpoint_error(
+      [&] { load_optimizer_state(tmp.file("twenty"), params, adam); },
+      {"optimizer/state.txt' was saved with other weights than these", "from another run?"});
   CHECK(adam.steps_taken() == 0);
   load_parameters(tmp.file("three"), params);  // its own weights: fine
   load_optimizer_state(tmp.file("three"), params, adam);
   CHECK(adam.steps_taken() == 3);
 }
 
-TEST_CASE("Checkpoint: a file that is a pipe or a device is refused, not read forever", "[checkpoint][bad-input]") {
+TEST_CASE("Checkpoint: a file that is a pipe or a device is refused, not read forever",
+          "[checkpoint][bad-input]") {
   testing::TempDir tmp("checkpoint", "special");
   Transformer model(tiny_config(), 1);
   const ParameterList params = parameters_of(model);
@@ -607,7 +648,8 @@ TEST_CASE("Checkpoint: a file that is a pipe or a device is refused, not read fo
   SECTION("config.txt is a pipe") {
     fs::remove(dir / "config.txt");
     REQUIRE(::mkfifo((dir / "config.txt").c_str(), 0600) == 0);
-    check_checkpoint_error([&] { read_checkpoint_header(dir.string()); }, {"config.txt'", "not a regular file"});
+    check_checkpoint_error([&] { read_checkpoint_header(dir.string()); },
+                           {"config.txt'", "not a regular file"});
   }
   SECTION("a vocabulary is a link to /dev/zero") {
     fs::remove(dir / "src_vocabulary.txt");
@@ -619,7 +661,8 @@ TEST_CASE("Checkpoint: a file that is a pipe or a device is refused, not read fo
     const fs::path file = dir / "parameters" / "generator.bias.npy";
     fs::remove(file);
     REQUIRE(::mkfifo(file.c_str(), 0600) == 0);
-    check_checkpoint_error([&] { load_parameters(dir.string(), params); }, {"generator.bias.npy", "not a regular file"});
+    check_checkpoint_error([&] { load_parameters(dir.string(), params); },
+                           {"generator.bias.npy", "not a regular file"});
   }
   SECTION("optimizer/state.txt is a link to /dev/zero") {
     fs::remove(dir / "optimizer" / "state.txt");
@@ -630,7 +673,8 @@ TEST_CASE("Checkpoint: a file that is a pipe or a device is refused, not read fo
   }
 }
 
-TEST_CASE("Checkpoint: a loaded model's architecture cannot be changed with --set", "[checkpoint][bad-input]") {
+TEST_CASE("Checkpoint: a loaded model's architecture cannot be changed with --set",
+          "[checkpoint][bad-input]") {
   const auto command_line = [](std::vector<const char*> args) {
     CommandLine cli("test", "");
     cli.config_options("tiny");
@@ -639,17 +683,21 @@ TEST_CASE("Checkpoint: a loaded model's architecture cannot be changed with --se
     return cli;
   };
   const Config saved = tiny_config();
-  CHECK_THROWS_WITH(require_same_architecture(command_line({"--set", "n_heads=4"}), "ck", saved),
-                    "--set n_heads=4: the model loaded from 'ck' has n_heads=" + saved.get("n_heads") +
-                        ", and its weights fit only that; train a new model to change it");
-  CHECK_THROWS_AS(require_same_architecture(command_line({"--set", "d_model=16"}), "ck", saved), UsageError);
-  CHECK_THROWS_AS(require_same_architecture(command_line({"--set", "max_len=99"}), "ck", saved), UsageError);
+  CHECK_THROWS_WITH(
+      require_same_architecture(command_line({"--set", "n_heads=4"}), "ck", saved),
+      "--set n_heads=4: the model loaded from 'ck' has n_heads=" + saved.get("n_heads") +
+          ", and its weights fit only that; train a new model to change it");
+  CHECK_THROWS_AS(require_same_architecture(command_line({"--set", "d_model=16"}), "ck", saved),
+                  UsageError);
+  CHECK_THROWS_AS(require_same_architecture(command_line({"--set", "max_len=99"}), "ck", saved),
+                  UsageError);
   // Training keys may change for a resumed run.
-  CHECK_NOTHROW(require_same_architecture(command_line({"--set", "learning_rate=1e-4", "--set", "dropout=0.2"}),
-                                          "ck", saved));
+  CHECK_NOTHROW(require_same_architecture(
+      command_line({"--set", "learning_rate=1e-4", "--set", "dropout=0.2"}), "ck", saved));
 }
 
-TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-identical", "[checkpoint]") {
+TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-identical",
+          "[checkpoint]") {
   testing::TempDir tmp("checkpoint", "atomic");
   const fs::path dir = tmp.path / "ckpt";
   Transformer old_model(tiny_config(), 1);
@@ -668,8 +716,10 @@ TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-ide
     // Cap file sizes just below the largest parameter file: config.txt, the vocabularies and
     // the smaller parameter files (the embeddings come first) are written, then a write fails.
     std::uintmax_t largest = 0, smaller = 0;
-    for (const auto& entry : fs::directory_iterator(dir / "parameters")) largest = std::max(largest, entry.file_size());
-    for (const auto& entry : fs::directory_iterator(dir / "parameters")) smaller += entry.file_size() < largest;
+    for (const auto& entry : fs::directory_iterator(dir / "parameters"))
+      largest = std::max(largest, entry.file_size());
+    for (const auto& entry : fs::directory_iterator(dir / "parameters"))
+      smaller += entry.file_size() < largest;
     REQUIRE(smaller > 0);
     REQUIRE(fs::file_size(dir / "config.txt") < largest);
     REQUIRE(fs::file_size(dir / "parameters" / "src_embedding.weight.npy") < largest);
@@ -697,7 +747,8 @@ TEST_CASE("Checkpoint: a save that fails leaves the previous checkpoint byte-ide
   }
   check_checkpoint_error(
       [&] {
-        std::optional<FileSizeLimit> limit;  // only while saving: the test's own output is never capped
+        std::optional<FileSizeLimit>
+            limit;  // only while saving: the test's own output is never capped
         if (file_size_cap) limit.emplace(*file_size_cap);
         save_checkpoint(dir.string(), header, params, optimizer ? &*optimizer : nullptr);
       },
@@ -741,9 +792,10 @@ TEST_CASE("Checkpoint: a save never deletes what it did not write", "[checkpoint
   std::ofstream(dir / "NOTES.md") << "precious";
   fs::create_directories(dir / "eval");
   std::ofstream(dir / "my_backup.npy") << "precious";
-  check_checkpoint_error([&] { save_checkpoint(dir.string(), tiny_header(), params); },
-                         {"it holds 'NOTES.md', 'eval', 'my_backup.npy', which a checkpoint does not have",
-                          "move them out first", "nothing was written"});
+  check_checkpoint_error(
+      [&] { save_checkpoint(dir.string(), tiny_header(), params); },
+      {"it holds 'NOTES.md', 'eval', 'my_backup.npy', which a checkpoint does not have",
+       "move them out first", "nothing was written"});
   check_checkpoint_error([&] { check_checkpoint_destination(dir.string()); }, {"'NOTES.md'"});
   CHECK(read_bytes(dir / "NOTES.md") == "precious");
   CHECK(read_bytes(dir / "my_backup.npy") == "precious");
@@ -754,8 +806,9 @@ TEST_CASE("Checkpoint: a save never deletes what it did not write", "[checkpoint
   fs::remove(dir / "my_backup.npy");
   fs::remove(dir / "eval");
   fs::create_directory_symlink(dir, tmp.path / "link");
-  check_checkpoint_error([&] { save_checkpoint(tmp.file("link"), tiny_header(), params); },
-                         {"it is a symbolic link to '" + dir.string() + "'", "give the directory itself"});
+  check_checkpoint_error(
+      [&] { save_checkpoint(tmp.file("link"), tiny_header(), params); },
+      {"it is a symbolic link to '" + dir.string() + "'", "give the directory itself"});
   CHECK(fs::is_symlink(tmp.path / "link"));
   CHECK_NOTHROW(save_checkpoint(dir.string(), tiny_header(), params));  // the real folder is fine
 }
@@ -763,9 +816,9 @@ TEST_CASE("Checkpoint: a save never deletes what it did not write", "[checkpoint
 TEST_CASE("Checkpoint: a destination is checked before training, as save_checkpoint would",
           "[checkpoint][bad-input]") {
   testing::TempDir tmp("checkpoint", "destination");
-  CHECK_NOTHROW(check_checkpoint_destination(tmp.file("new")));      // a new name
+  CHECK_NOTHROW(check_checkpoint_destination(tmp.file("new")));  // a new name
   fs::create_directories(tmp.path / "empty");
-  CHECK_NOTHROW(check_checkpoint_destination(tmp.file("empty")));    // an empty folder
+  CHECK_NOTHROW(check_checkpoint_destination(tmp.file("empty")));  // an empty folder
   std::ofstream(tmp.path / "file") << "precious";
   check_checkpoint_error([&] { check_checkpoint_destination(tmp.file("file")); },
                          {"cannot save a checkpoint to", "exists and is not a directory"});
@@ -792,7 +845,10 @@ TEST_CASE("Checkpoint: a save that fails at the end of training is rescued, not 
   CHECK(values_of(parameters_of(restored)) == values_of(params));
   // Where the rescue fails too, both failures are named.
   check_checkpoint_error(
-      [&] { save_checkpoint_or_rescue(tmp.file("file") + "/a", tmp.file("file") + "/b", tiny_header(), params); },
+      [&] {
+        save_checkpoint_or_rescue(tmp.file("file") + "/a", tmp.file("file") + "/b", tiny_header(),
+                                  params);
+      },
       {"instead failed too"});
 }
 
@@ -811,7 +867,8 @@ pid_t dead_pid() {
 
 }  // namespace
 
-TEST_CASE("Checkpoint: a save removes what saves killed earlier left, and nothing else", "[checkpoint][bad-input]") {
+TEST_CASE("Checkpoint: a save removes what saves killed earlier left, and nothing else",
+          "[checkpoint][bad-input]") {
   testing::TempDir tmp("checkpoint", "leftovers");
   const fs::path dir = tmp.path / "ckpt";
   Transformer model(tiny_config(), 1);
@@ -837,10 +894,10 @@ TEST_CASE("Checkpoint: a save removes what saves killed earlier left, and nothin
   // checkpoint's leftovers (ckpt2 and other are not in place), a folder holding a file no save
   // writes, a file, and a symbolic link (not followed, not removed).
   const std::vector<fs::path> kept = {
-      make_dir("ckpt.saving." + alive + ".0"), make_dir("ckpt.saving." + dead + ".x"),
+      make_dir("ckpt.saving." + alive + ".0"),    make_dir("ckpt.saving." + dead + ".x"),
       make_dir("ckpt.saving." + dead + ".0.bak"), make_dir("ckpt.saving." + dead),
-      make_dir("ckpt.saved." + dead + ".0"), make_dir("ckpt.saving.-" + dead + ".0"),
-      make_dir("ckpt2.saving." + dead + ".0"), make_dir("other.previous." + dead + ".0"),
+      make_dir("ckpt.saved." + dead + ".0"),      make_dir("ckpt.saving.-" + dead + ".0"),
+      make_dir("ckpt2.saving." + dead + ".0"),    make_dir("other.previous." + dead + ".0"),
       make_dir("ckpt.saving." + dead + ".5")};
   std::ofstream(kept.back() / "notes.txt") << "not a file a save writes";
   std::ofstream(tmp.path / ("ckpt.saving." + dead + ".7")) << "a file";
@@ -860,11 +917,14 @@ TEST_CASE("Checkpoint: a save removes what saves killed earlier left, and nothin
 
   // remove_dead_leftovers() alone, as a program may call it at start: the same rule.
   make_dir("ckpt.saving." + dead + ".1");
-  CHECK(remove_dead_leftovers(dir.string()) == std::vector<std::string>{(tmp.path / ("ckpt.saving." + dead + ".1")).string()});
+  CHECK(remove_dead_leftovers(dir.string()) ==
+        std::vector<std::string>{(tmp.path / ("ckpt.saving." + dead + ".1")).string()});
 }
 
-TEST_CASE("Checkpoint: without a checkpoint in place, an old copy a killed save left is kept and pointed at",
-          "[checkpoint][bad-input]") {
+TEST_CASE(
+    "Checkpoint: without a checkpoint in place, an old copy a killed save left is kept and pointed "
+    "at",
+    "[checkpoint][bad-input]") {
   // Killed between the two renames of the swap: DIR is gone, DIR.previous.<pid>.<n> is the
   // checkpoint. Nothing may delete it, and reading DIR says where it is.
   testing::TempDir tmp("checkpoint", "killed_swap");
@@ -876,9 +936,10 @@ TEST_CASE("Checkpoint: without a checkpoint in place, an old copy a killed save 
 
   CHECK(remove_dead_leftovers(dir.string()).empty());
   CHECK(fs::exists(previous / "config.txt"));
-  check_checkpoint_error([&] { read_checkpoint_header(dir.string()); },
-                         {"no checkpoint directory '" + dir.string() + "'", previous.string(),
-                          "holds the checkpoint that a save killed halfway left behind", "rename it to"});
+  check_checkpoint_error(
+      [&] { read_checkpoint_header(dir.string()); },
+      {"no checkpoint directory '" + dir.string() + "'", previous.string(),
+       "holds the checkpoint that a save killed halfway left behind", "rename it to"});
   // A new save puts a checkpoint in place, and only then is the old copy clutter.
   save_checkpoint(dir.string(), tiny_header(), parameters_of(model));
   CHECK_FALSE(fs::exists(previous));
@@ -889,8 +950,10 @@ TEST_CASE("Checkpoint: config.txt records the model keys as saved", "[checkpoint
   Transformer model(tiny_config(), 1);
   save_checkpoint((tmp.path / "ckpt").string(), tiny_header(), parameters_of(model));
   CHECK_THAT(read_bytes(tmp.path / "ckpt" / "config.txt"),
-             Contains("\n# model as saved: src_vocab_size=9 tgt_vocab_size=10 d_model=8 n_heads=2 n_encoder_layers=1 "
-                      "n_decoder_layers=1 d_ff=16 attention_bias=1 linear_bias=1 shared_embedding=0 max_len=16\n"));
+             Contains("\n# model as saved: src_vocab_size=9 tgt_vocab_size=10 d_model=8 n_heads=2 "
+                      "n_encoder_layers=1 "
+                      "n_decoder_layers=1 d_ff=16 attention_bias=1 linear_bias=1 "
+                      "shared_embedding=0 max_len=16\n"));
   // parse_checkpoint_config is the same reader on text: a training key may change, a model key not.
   const std::string text = read_bytes(tmp.path / "ckpt" / "config.txt");
   std::string edited = text;
@@ -901,11 +964,14 @@ TEST_CASE("Checkpoint: config.txt records the model keys as saved", "[checkpoint
   const std::string next = std::to_string(Config::keys().size() + 3);
   check_checkpoint_error([&] { parse_checkpoint_config(text + "d_ff=16\n", "c.txt"); },
                          {"c.txt, line " + next, "set twice"});
-  check_checkpoint_error([&] { parse_checkpoint_config(text + "# model as saved: d_ff=16\n", "c.txt"); },
-                         {"c.txt, line " + next + ": a second '# model as saved:' line (the first is line " + record + ")"});
+  check_checkpoint_error(
+      [&] { parse_checkpoint_config(text + "# model as saved: d_ff=16\n", "c.txt"); },
+      {"c.txt, line " + next + ": a second '# model as saved:' line (the first is line " + record +
+       ")"});
 }
 
-TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits", "[checkpoint][parity]") {
+TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits",
+          "[checkpoint][parity]") {
   // tests/fixtures/make_checkpoint_fixtures.py wrote it with tools/checkpoint_interop.py export.
   const fs::path dir = testing::fixture_path("checkpoint/pytorch_tiny");
   const CheckpointHeader header = read_checkpoint_header(dir.string());
@@ -919,8 +985,9 @@ TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits
   // Python wrote the vocabulary files; their escapes must be the ones Vocabulary::load reads.
   CHECK(header.src_vocabulary ==
         Vocabulary(Tokenization::kCharacters, {"a", "b", "c", " ", "\\", "\u00e9", "\t"}));
-  CHECK(header.tgt_vocabulary == Vocabulary(Tokenization::kWords, {"one", "two", "three", "vier", "f\u00fcnf",
-                                                                    "back\\slash", "six", "seven", "eight"}));
+  CHECK(header.tgt_vocabulary ==
+        Vocabulary(Tokenization::kWords, {"one", "two", "three", "vier", "f\u00fcnf", "back\\slash",
+                                          "six", "seven", "eight"}));
 
   Transformer model(header.config, 0);
   model.set_training(false);
@@ -929,7 +996,8 @@ TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits
   const Tensor3 logits = model.forward(fixture_ids("checkpoint/pytorch_tiny_src"),
                                        fixture_ids("checkpoint/pytorch_tiny_tgt_in"));
   // PyTorch computed the logits in float64 from the same float32 weights.
-  const double error = testing::max_relative_error(logits, testing::load_fixture<3>("checkpoint/pytorch_tiny_logits"));
+  const double error = testing::max_relative_error(
+      logits, testing::load_fixture<3>("checkpoint/pytorch_tiny_logits"));
   INFO("max relative error " << error);
   CHECK(error < 1e-5);
 
@@ -941,7 +1009,8 @@ TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits
   save_checkpoint(again.string(), header, params);
   std::ifstream exported_config(dir / "config.txt");
   const std::string ours = read_bytes(again / "config.txt");
-  for (std::string line; std::getline(exported_config, line);) CHECK_THAT(ours, Contains(line + "\n"));
+  for (std::string line; std::getline(exported_config, line);)
+    CHECK_THAT(ours, Contains(line + "\n"));
   for (const char* name : {"src_vocabulary.txt", "tgt_vocabulary.txt"})
     CHECK(read_bytes(again / name) == read_bytes(dir / name));
   std::size_t files = 0;

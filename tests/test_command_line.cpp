@@ -5,7 +5,9 @@
 namespace {
 tfm::CommandLine make() {
   tfm::CommandLine cli("prog", "test program");
-  cli.option("--preset", "NAME", "preset", "tiny").repeated("--set", "K=V", "override").flag("--quiet", "q");
+  cli.option("--preset", "NAME", "preset", "tiny")
+      .repeated("--set", "K=V", "override")
+      .flag("--quiet", "q");
   return cli;
 }
 }  // namespace

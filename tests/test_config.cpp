@@ -60,7 +60,8 @@ TEST_CASE("Config::set overrides fields and rejects bad keys and values", "[conf
 TEST_CASE("invalid combinations are rejected with the reason", "[config]") {
   Config c = tfm::preset("vowels");
   c.n_heads = 7;
-  CHECK_THROWS_WITH(c.validate(), Catch::Contains("d_model (256) must be divisible by n_heads (7)"));
+  CHECK_THROWS_WITH(c.validate(),
+                    Catch::Contains("d_model (256) must be divisible by n_heads (7)"));
   c = tfm::preset("tiny");
   c.d_ff = 0;
   CHECK_THROWS_WITH(c.validate(), Catch::Contains("d_ff must be at least 1"));

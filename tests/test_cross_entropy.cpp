@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
 
@@ -59,13 +58,14 @@ TEST_CASE("CrossEntropy: loss and dlogits agree with PyTorch", "[cross_entropy][
   const Tensor3 logits = testing::load_fixture<3>("cross_entropy/logits");
   const TokenIds targets = load_targets("cross_entropy/targets");
   const double rtol = 1e-4;
-  for (const auto& [name, smoothing] : {std::pair<std::string, float>{"plain", 0.0f}, {"smoothed", 0.1f}}) {
+  for (const auto& [name, smoothing] :
+       {std::pair<std::string, float>{"plain", 0.0f}, {"smoothed", 0.1f}}) {
     INFO("case " << name);
     CrossEntropy loss(kPadId, smoothing);
     const Tensor1 value = {loss.forward(logits, targets)};
     CHECK(loss.counted_tokens() == 7);  // 10 positions, 3 of them padding
-    const double e_loss =
-        testing::max_relative_error(value, testing::load_fixture<1>("cross_entropy/" + name + "_loss"));
+    const double e_loss = testing::max_relative_error(
+        value, testing::load_fixture<1>("cross_entropy/" + name + "_loss"));
     const double e_grad = testing::max_relative_error(
         loss.backward(), testing::load_fixture<3>("cross_entropy/" + name + "_dlogits"));
     UNSCOPED_INFO("CrossEntropy " << name << ": loss " << e_loss << ", dlogits " << e_grad);
@@ -92,8 +92,8 @@ TEST_CASE("CrossEntropy: dlogits agree with finite differences", "[cross_entropy
     // 6.0e-4 (plain) and 1.2e-3 (smoothed); eps 1e-2 gives 3.4e-3 / 5.6e-3 (rounding-dominated).
     // A wrong gradient (e.g. dividing by all 6 positions instead of the 4 counted) scores O(0.1).
     auto rep = testing::check_gradient(
-        logits.data(), d.data(), logits.size(), [&] { return double(loss.forward(logits, targets)); },
-        3e-2f, 1e-3);
+        logits.data(), d.data(), logits.size(),
+        [&] { return double(loss.forward(logits, targets)); }, 3e-2f, 1e-3);
     INFO(rep.describe("dlogits"));
     CHECK(rep.worst < 1e-2);
   }

@@ -117,7 +117,8 @@ TEST_CASE("CopySequences: shapes and the copy-with-shift convention", "[dataset]
     }
   }
   CHECK(seen.size() == 10);  // 448 draws reach every symbol
-  CHECK_THAT(capture.lines().at(0), Contains("[CopySequences] encoder input") && Contains("[64, 7]"));
+  CHECK_THAT(capture.lines().at(0),
+             Contains("[CopySequences] encoder input") && Contains("[64, 7]"));
   CHECK_THAT(capture.lines().at(2), Contains("tgt_out -> [64, 8]"));
 }
 
@@ -345,16 +346,21 @@ TEST_CASE("Vowels: missing, empty and too short corpora are clear errors", "[dat
   CHECK_THROWS_WITH(VowelRestoration("some text", options), Contains("window must be >= 1"));
 }
 
-TEST_CASE("Vowels: a corpus without vowels, or not in UTF-8, is refused", "[dataset][vowels][bad-input]") {
+TEST_CASE("Vowels: a corpus without vowels, or not in UTF-8, is refused",
+          "[dataset][vowels][bad-input]") {
   const std::string consonants(400, 'b');
   CHECK_THROWS_WITH(VowelRestoration(consonants + "\n", VowelOptions{}, "bbbb.txt"),
-                    "corpus 'bbbb.txt' has no vowel (a, e, i, o, u) after preprocessing: there is nothing to restore");
-  std::string latin1 = "It was a dark and stormy night; the rain fell in torrents, except at occasional "
-                       "intervals, when it was checked by a violent gust of wind. Madame n\xE9" "e Blanc.\n";
+                    "corpus 'bbbb.txt' has no vowel (a, e, i, o, u) after preprocessing: there is "
+                    "nothing to restore");
+  std::string latin1 =
+      "It was a dark and stormy night; the rain fell in torrents, except at occasional "
+      "intervals, when it was checked by a violent gust of wind. Madame n\xE9"
+      "e Blanc.\n";
   TempFile file("latin1.txt", latin1);
   CHECK_THROWS_WITH(VowelRestoration::from_file(file.path),
                     "corpus '" + file.path + "' is not UTF-8 text: byte 0xE9 at offset " +
-                        std::to_string(latin1.find('\xE9')) + " (Latin-1? convert it: iconv -f latin1 -t utf-8)");
+                        std::to_string(latin1.find('\xE9')) +
+                        " (Latin-1? convert it: iconv -f latin1 -t utf-8)");
 }
 
 TEST_CASE("Vowels: shuffled training batches and in-order evaluation batches",
@@ -387,7 +393,8 @@ TEST_CASE("Vowels: shuffled training batches and in-order evaluation batches",
   }
 }
 
-TEST_CASE("Vowels: a whole text as one part, tested on windows spread over all of it", "[dataset][vowels]") {
+TEST_CASE("Vowels: a whole text as one part, tested on windows spread over all of it",
+          "[dataset][vowels]") {
   // Chapter 11's --test-corpus: held_out_fraction 0 keeps the whole text in the training part,
   // and spread_windows picks windows that do not overlap, from the start to the end.
   const std::string raw = "the quick brown fox jumps over the lazy dog\n";  // 43 characters
@@ -398,19 +405,23 @@ TEST_CASE("Vowels: a whole text as one part, tested on windows spread over all o
   REQUIRE(text.num_windows(Split::kTrain) == 36);
   CHECK(text.num_windows(Split::kHeldOut) == 0);
   CHECK(spread_windows(text, Split::kTrain, 3) == std::vector<std::size_t>{0, 12, 24});
-  CHECK(spread_windows(text, Split::kTrain, 100) == std::vector<std::size_t>{0, 8, 16, 24, 32});  // no overlap
+  CHECK(spread_windows(text, Split::kTrain, 100) ==
+        std::vector<std::size_t>{0, 8, 16, 24, 32});  // no overlap
   CHECK(spread_windows(text, Split::kHeldOut, 3).empty());
   CHECK(held_out_windows(text, 3).empty());
 }
 
-TEST_CASE("Vowels: a line a person typed for --restore is checked as user input", "[dataset][vowels][bad-input]") {
+TEST_CASE("Vowels: a line a person typed for --restore is checked as user input",
+          "[dataset][vowels][bad-input]") {
   const Vocabulary vocabulary = vowel_vocabulary();
-  CHECK(restore_input_ids(vocabulary, "th* t*m*", 64) == vocabulary.encode("th* t*m*", OnUnknown::kThrow));
+  CHECK(restore_input_ids(vocabulary, "th* t*m*", 64) ==
+        vocabulary.encode("th* t*m*", OnUnknown::kThrow));
   CHECK(restore_input_ids(vocabulary, std::string(64, '*'), 64).size() == 64);  // exactly the table
   CHECK_THROWS_WITH(restore_input_ids(vocabulary, "", 64), "the text is empty");
   CHECK_THROWS_WITH(restore_input_ids(vocabulary, "H3llo", 64),
                     Contains("unknown character 'H' at index 0 of \"H3llo\""));
-  CHECK_THROWS_AS(restore_input_ids(vocabulary, "th\xC3\xA9", 64), VocabularyError);  // é: not in the task
+  CHECK_THROWS_AS(restore_input_ids(vocabulary, "th\xC3\xA9", 64),
+                  VocabularyError);  // é: not in the task
   CHECK_THROWS_WITH(restore_input_ids(vocabulary, std::string(65, 's'), 64),
                     "the text has 65 characters but the model's positional table holds 64");
 }

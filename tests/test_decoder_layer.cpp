@@ -1,8 +1,7 @@
 // One decoder layer (chapter 08): masked self-attention, cross-attention over the encoder's
 // output (memory), feed-forward network, each wrapped in Add & Norm.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -94,10 +93,12 @@ TEST_CASE("DecoderLayer: gradients agree with finite differences (memory include
   auto loss = [&] {
     return testing::dot_loss(layer.forward(x, memory, &masks.self, &masks.cross), probe);
   };
-  auto rep = testing::check_gradient_extrapolated(x.data(), grads.x.data(), x.size(), loss, eps, atol);
+  auto rep =
+      testing::check_gradient_extrapolated(x.data(), grads.x.data(), x.size(), loss, eps, atol);
   INFO(rep.describe("x"));
   CHECK(rep.worst < tol);
-  rep = testing::check_gradient_extrapolated(memory.data(), grads.memory.data(), memory.size(), loss, eps, atol);
+  rep = testing::check_gradient_extrapolated(memory.data(), grads.memory.data(), memory.size(),
+                                             loss, eps, atol);
   INFO(rep.describe("memory"));
   CHECK(rep.worst < tol);
   for (const ParameterRef& p : params) {
@@ -107,7 +108,8 @@ TEST_CASE("DecoderLayer: gradients agree with finite differences (memory include
   }
 }
 
-TEST_CASE("DecoderLayer: a later position never changes an earlier output", "[decoder_layer][mask]") {
+TEST_CASE("DecoderLayer: a later position never changes an earlier output",
+          "[decoder_layer][mask]") {
   // Changing the input at position k changes the outputs at k and after, and leaves every
   // output before k exactly as it was: the causal mask gives the future the weight 0, and
   // everything else in the layer works on one position at a time.
@@ -126,7 +128,8 @@ TEST_CASE("DecoderLayer: a later position never changes an earlier output", "[de
     const Tensor3 after = layer.forward(changed, memory, &self_mask, &cross_mask);
     for (std::size_t i = 0; i < T; ++i) {
       bool equal = true;
-      for (std::size_t j = 0; j < c.d_model; ++j) equal = equal && after(0, i, j) == before(0, i, j);
+      for (std::size_t j = 0; j < c.d_model; ++j)
+        equal = equal && after(0, i, j) == before(0, i, j);
       INFO("changed position " << k << ", output position " << i);
       CHECK(equal == (i < k));
     }
@@ -151,16 +154,20 @@ TEST_CASE("DecoderLayer: no attention and no gradient for the source's padding",
   bool pads_ignored = true;
   for (std::size_t h = 0; h < c.n_heads; ++h)
     for (std::size_t i = 0; i < T; ++i)
-      for (std::size_t j = 3; j < S; ++j) pads_ignored = pads_ignored && weights(1, h, i, j) == 0.0f;
+      for (std::size_t j = 3; j < S; ++j)
+        pads_ignored = pads_ignored && weights(1, h, i, j) == 0.0f;
   CHECK(pads_ignored);
 
   const DecoderLayer::Grads grads = layer.backward(random_normal({2, T, c.d_model}, rng));
   bool pad_rows_zero = true, real_rows_nonzero = true;
   for (std::size_t j = 0; j < S; ++j) {
     float largest = 0.0f;
-    for (std::size_t k = 0; k < c.d_model; ++k) largest = std::max(largest, std::abs(grads.memory(1, j, k)));
-    if (j >= 3) pad_rows_zero = pad_rows_zero && largest == 0.0f;
-    else real_rows_nonzero = real_rows_nonzero && largest > 0.0f;
+    for (std::size_t k = 0; k < c.d_model; ++k)
+      largest = std::max(largest, std::abs(grads.memory(1, j, k)));
+    if (j >= 3)
+      pad_rows_zero = pad_rows_zero && largest == 0.0f;
+    else
+      real_rows_nonzero = real_rows_nonzero && largest > 0.0f;
   }
   CHECK(pad_rows_zero);
   CHECK(real_rows_nonzero);
@@ -169,17 +176,20 @@ TEST_CASE("DecoderLayer: no attention and no gradient for the source's padding",
 TEST_CASE("DecoderLayer: dropout is reproducible in training and off in evaluation",
           "[decoder_layer][dropout]") {
   Rng input_rng(5);
-  const Tensor3 x = random_normal({2, 6, 16}, input_rng), memory = random_normal({2, 5, 16}, input_rng);
+  const Tensor3 x = random_normal({2, 6, 16}, input_rng),
+                memory = random_normal({2, 5, 16}, input_rng);
   const Mask self_mask = subsequent_mask(2, 6);
   Rng r1(7), r2(7), r3(8), r0(7);
-  DecoderLayer a(tiny_with_dropout(0.3f), r1), b(tiny_with_dropout(0.3f), r2), other(tiny_with_dropout(0.3f), r3), off(tiny_with_dropout(0.0f), r0);
+  DecoderLayer a(tiny_with_dropout(0.3f), r1), b(tiny_with_dropout(0.3f), r2),
+      other(tiny_with_dropout(0.3f), r3), off(tiny_with_dropout(0.0f), r0);
   const Tensor3 first = a.forward(x, memory, &self_mask, nullptr);
   CHECK(same(first, b.forward(x, memory, &self_mask, nullptr)));
   CHECK_FALSE(same(first, other.forward(x, memory, &self_mask, nullptr)));
   CHECK_FALSE(same(first, off.forward(x, memory, &self_mask, nullptr)));
   CHECK_FALSE(same(first, a.forward(x, memory, &self_mask, nullptr)));
   a.set_training(false);
-  CHECK(same(a.forward(x, memory, &self_mask, nullptr), off.forward(x, memory, &self_mask, nullptr)));
+  CHECK(
+      same(a.forward(x, memory, &self_mask, nullptr), off.forward(x, memory, &self_mask, nullptr)));
 }
 
 TEST_CASE("DecoderLayer: parameter names and count", "[decoder_layer]") {
@@ -228,14 +238,17 @@ TEST_CASE("DecoderLayer: output and every gradient (memory's too) match PyTorch"
   const Mask self_mask = decoder_self_mask(tgt_in);
   const Mask cross_mask = padding_mask(src, tgt_in.shape(1));
 
-  const Tensor3 output = layer.forward(testing::load_fixture<3>(dir + "y"),
-                                       testing::load_fixture<3>(dir + "memory"), &self_mask,
-                                       &cross_mask);
-  const DecoderLayer::Grads grads = layer.backward(testing::load_fixture<3>(dir + "decoder.d_output"));
-  CHECK(testing::max_relative_error(output, testing::load_fixture<3>(dir + "decoder.output"), 1e-3) < 1e-4);
-  CHECK(testing::max_relative_error(grads.x, testing::load_fixture<3>(dir + "decoder.grad.x"), 1e-3) < 1e-4);
-  CHECK(testing::max_relative_error(grads.memory, testing::load_fixture<3>(dir + "decoder.grad.memory"),
+  const Tensor3 output =
+      layer.forward(testing::load_fixture<3>(dir + "y"), testing::load_fixture<3>(dir + "memory"),
+                    &self_mask, &cross_mask);
+  const DecoderLayer::Grads grads =
+      layer.backward(testing::load_fixture<3>(dir + "decoder.d_output"));
+  CHECK(testing::max_relative_error(output, testing::load_fixture<3>(dir + "decoder.output"),
                                     1e-3) < 1e-4);
+  CHECK(testing::max_relative_error(grads.x, testing::load_fixture<3>(dir + "decoder.grad.x"),
+                                    1e-3) < 1e-4);
+  CHECK(testing::max_relative_error(
+            grads.memory, testing::load_fixture<3>(dir + "decoder.grad.memory"), 1e-3) < 1e-4);
   std::string worst_name;
   const double worst = testing::parameter_gradient_error(params, dir + "decoder.grad.", worst_name);
   INFO("worst parameter gradient: " << worst_name << " " << worst);

@@ -270,7 +270,8 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
     Tensor3 x = embedding.forward(last);
     table.add_to(x, position);
     for (std::size_t i = 0; i < model.decoder.layers.size(); ++i)
-      x = cached_decoder_layer(model.decoder.layers[i], x, memory, &self_mask, &cross_mask, state.layers[i]);
+      x = cached_decoder_layer(model.decoder.layers[i], x, memory, &self_mask, &cross_mask,
+                               state.layers[i]);
     return model.generator.forward(x);
   };
 

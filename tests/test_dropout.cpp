@@ -1,7 +1,5 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
-
 #include <xtensor/xmath.hpp>
 
 #include "gradient_check.hpp"

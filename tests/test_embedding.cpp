@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fixtures.hpp"
@@ -23,7 +22,8 @@ TEST_CASE("Embedding: looks up rows and scales them by sqrt(d_model)", "[embeddi
   REQUIRE(x.shape() == Tensor3::shape_type{2, 3, 4});
   for (std::size_t b = 0; b < 2; ++b)
     for (std::size_t l = 0; l < 3; ++l)
-      for (std::size_t j = 0; j < 4; ++j) CHECK(x(b, l, j) == 2.0f * float(10 * ids(b, l) + int(j)));
+      for (std::size_t j = 0; j < 4; ++j)
+        CHECK(x(b, l, j) == 2.0f * float(10 * ids(b, l) + int(j)));
   REQUIRE(capture.lines().size() == 1);
   CHECK(capture.lines()[0].rfind("[Embedding] look up and scale by sqrt(d_model)", 0) == 0);
   CHECK(capture.lines()[0].find("x -> [2, 3, 4]") != std::string::npos);
@@ -47,13 +47,15 @@ TEST_CASE("Embedding: initialised from N(0, 1) like nn.Embedding", "[embedding]"
   CHECK(embedding.scale() == Approx(8.0f));
 }
 
-TEST_CASE("Embedding: ids outside the vocabulary name the id, position and vocabulary", "[embedding]") {
+TEST_CASE("Embedding: ids outside the vocabulary name the id, position and vocabulary",
+          "[embedding]") {
   Rng rng(1);
   Embedding embedding(10, 4, rng);
   CHECK_THROWS_AS(embedding.forward(TokenIds{{1, 2}, {3, 10}}), std::out_of_range);
   CHECK_THROWS_WITH(embedding.forward(TokenIds{{1, 2}, {3, 10}}),
                     "Embedding: token id 10 at position [1, 1] is outside the vocabulary [0, 10)");
-  CHECK_THROWS_WITH(embedding.forward(TokenIds{{-1}}), Catch::Contains("token id -1 at position [0, 0]"));
+  CHECK_THROWS_WITH(embedding.forward(TokenIds{{-1}}),
+                    Catch::Contains("token id -1 at position [0, 0]"));
 }
 
 TEST_CASE("Embedding: repeated ids add up their gradients exactly", "[embedding]") {
@@ -82,8 +84,9 @@ TEST_CASE("Embedding: repeated ids add up their gradients exactly", "[embedding]
     CHECK(embedding.weight.grad(3, j) == 2.0f);
     CHECK(embedding.weight.grad(1, j) == before(1, j));
   }
-  CHECK_THROWS_WITH(embedding.backward(Tensor3(xt::zeros<float>({2, 3, 4}))),
-                    Catch::Contains("Embedding backward: dy has shape [2, 3, 4], expected [1, 1, 4]"));
+  CHECK_THROWS_WITH(
+      embedding.backward(Tensor3(xt::zeros<float>({2, 3, 4}))),
+      Catch::Contains("Embedding backward: dy has shape [2, 3, 4], expected [1, 1, 4]"));
 }
 
 TEST_CASE("Embedding: gradient agrees with finite differences", "[embedding][gradcheck]") {
@@ -97,8 +100,9 @@ TEST_CASE("Embedding: gradient agrees with finite differences", "[embedding][gra
   auto loss = [&] { return testing::dot_loss(embedding.forward(ids), probe); };
   // The loss is linear in every entry, so the central difference has no truncation error;
   // what remains is float rounding, ~1e-6 / 1e-2. A wrong gradient is off by O(1).
-  const auto rep = testing::check_gradient(embedding.weight.value.data(), embedding.weight.grad.data(),
-                                           embedding.weight.value.size(), loss, 1e-2f, 1e-3);
+  const auto rep =
+      testing::check_gradient(embedding.weight.value.data(), embedding.weight.grad.data(),
+                              embedding.weight.value.size(), loss, 1e-2f, 1e-3);
   INFO(rep.describe("weight"));
   CHECK(rep.worst < 1e-3);
 }
@@ -114,7 +118,8 @@ TEST_CASE("Embedding: forward and gradient match PyTorch", "[embedding][parity]"
   Embedding embedding(weight.shape(0), weight.shape(1), rng);
   embedding.weight.value = weight;
   TokenIds ids = TokenIds::from_shape({id_values.shape(0), id_values.shape(1)});
-  for (std::size_t k = 0; k < ids.size(); ++k) ids.data()[k] = static_cast<std::int32_t>(id_values.data()[k]);
+  for (std::size_t k = 0; k < ids.size(); ++k)
+    ids.data()[k] = static_cast<std::int32_t>(id_values.data()[k]);
 
   const Tensor3 x = embedding.forward(ids);
   CHECK(testing::max_relative_error(x, output) < 1e-6);

@@ -1,7 +1,6 @@
 // One encoder layer (chapter 08): x = Norm(x + SelfAttention(x)), then x = Norm(x + FFN(x)).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -123,9 +122,10 @@ TEST_CASE("EncoderLayer: dropout is reproducible in training and off in evaluati
   Rng input_rng(4);
   const Tensor3 x = random_normal({2, 5, 16}, input_rng);
   Rng r1(7), r2(7), r3(8), r0(7);
-  EncoderLayer a(tiny_with_dropout(0.3f), r1), b(tiny_with_dropout(0.3f), r2), other(tiny_with_dropout(0.3f), r3), off(tiny_with_dropout(0.0f), r0);
+  EncoderLayer a(tiny_with_dropout(0.3f), r1), b(tiny_with_dropout(0.3f), r2),
+      other(tiny_with_dropout(0.3f), r3), off(tiny_with_dropout(0.0f), r0);
   const Tensor3 first = a.forward(x, nullptr);
-  CHECK(same(first, b.forward(x, nullptr)));         // same seed: same weights, same masks
+  CHECK(same(first, b.forward(x, nullptr)));  // same seed: same weights, same masks
   CHECK_FALSE(same(first, other.forward(x, nullptr)));
   CHECK_FALSE(same(first, off.forward(x, nullptr)));  // dropout did something in training
   CHECK_FALSE(same(first, a.forward(x, nullptr)));    // and draws new masks every call
@@ -174,8 +174,10 @@ TEST_CASE("EncoderLayer: output and every gradient match PyTorch", "[encoder_lay
 
   const Tensor3 output = layer.forward(testing::load_fixture<3>(dir + "x"), &mask);
   const Tensor3 dx = layer.backward(testing::load_fixture<3>(dir + "encoder.d_output"));
-  CHECK(testing::max_relative_error(output, testing::load_fixture<3>(dir + "encoder.output"), 1e-3) < 1e-4);
-  CHECK(testing::max_relative_error(dx, testing::load_fixture<3>(dir + "encoder.grad.x"), 1e-3) < 1e-4);
+  CHECK(testing::max_relative_error(output, testing::load_fixture<3>(dir + "encoder.output"),
+                                    1e-3) < 1e-4);
+  CHECK(testing::max_relative_error(dx, testing::load_fixture<3>(dir + "encoder.grad.x"), 1e-3) <
+        1e-4);
   std::string worst_name;
   const double worst = testing::parameter_gradient_error(params, dir + "encoder.grad.", worst_name);
   INFO("worst parameter gradient: " << worst_name << " " << worst);

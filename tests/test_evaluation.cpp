@@ -57,10 +57,13 @@ TEST_CASE("evaluation: the results on another text name it and say where the mod
   VowelEvaluation r = evaluation(7, 90, 80);
   r.baselines = {{"baseline: most frequent vowel given 3 letters on each side", vowels_right(81)}};
   const std::string text = test_corpus_results_text(r, "Mark.Twain-Tom.Sawyer.txt");
-  CHECK_THAT(text, Contains("Another text, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, 100 hidden vowels\n"));
+  CHECK_THAT(text, Contains("Another text, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, "
+                            "100 hidden vowels\n"));
   CHECK_THAT(text, Contains("0.9750   0.9000"));
-  CHECK_THAT(text, Contains("restores more vowels than:\n  - most frequent vowel given 3 letters on each side\n"
-                            "and as many or fewer than:\n  - none\n"));
+  CHECK_THAT(
+      text,
+      Contains("restores more vowels than:\n  - most frequent vowel given 3 letters on each side\n"
+               "and as many or fewer than:\n  - none\n"));
   CHECK(text.find("002") == std::string::npos);  // no reference sentences here
 }
 
@@ -73,6 +76,7 @@ TEST_CASE("evaluation: copy and translate report the exact sequences and a few e
                 {"ich mochte ein cola", "i want a beer .", "i want a coke ."}};
   const std::string text = results_text(r);
   CHECK_THAT(text, Contains("ich mochte ein bier  ->  i want a beer .   (correct)"));
-  CHECK_THAT(text, Contains("ich mochte ein cola  ->  i want a beer .   (expected: i want a coke .)"));
+  CHECK_THAT(text,
+             Contains("ich mochte ein cola  ->  i want a beer .   (expected: i want a coke .)"));
   CHECK_THAT(text, Contains("held-out sequences decoded exactly: 1 of 2 (50.0%)"));
 }

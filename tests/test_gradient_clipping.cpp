@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <string>
@@ -31,23 +30,29 @@ struct Three {
 }  // namespace
 
 // Parity with torch.nn.utils.clip_grad_norm_ (float64). Tolerance: relative 1e-4, atol 1e-6.
-TEST_CASE("clip_grad_norm agrees with torch.nn.utils.clip_grad_norm_", "[gradient_clipping][pytorch]") {
-  for (const auto& [name, max_norm] : {std::pair<std::string, float>{"clipped", 1.0f}, {"unclipped", 100.0f}}) {
+TEST_CASE("clip_grad_norm agrees with torch.nn.utils.clip_grad_norm_",
+          "[gradient_clipping][pytorch]") {
+  for (const auto& [name, max_norm] :
+       {std::pair<std::string, float>{"clipped", 1.0f}, {"unclipped", 100.0f}}) {
     INFO("case " << name);
     Three model;
     model.load("gradient_clipping/grad_");
     const Tensor1 norm = {clip_grad_norm(parameters_of(model), max_norm)};
     const std::string f = "gradient_clipping/" + name + "_";
     double worst = testing::max_relative_error(norm, testing::load_fixture<1>(f + "norm"));
-    worst = std::max(worst, testing::max_relative_error(model.a.grad, testing::load_fixture<2>(f + "grad_0")));
-    worst = std::max(worst, testing::max_relative_error(model.b.grad, testing::load_fixture<1>(f + "grad_1")));
-    worst = std::max(worst, testing::max_relative_error(model.c.grad, testing::load_fixture<3>(f + "grad_2")));
+    worst = std::max(
+        worst, testing::max_relative_error(model.a.grad, testing::load_fixture<2>(f + "grad_0")));
+    worst = std::max(
+        worst, testing::max_relative_error(model.b.grad, testing::load_fixture<1>(f + "grad_1")));
+    worst = std::max(
+        worst, testing::max_relative_error(model.c.grad, testing::load_fixture<3>(f + "grad_2")));
     UNSCOPED_INFO("clip_grad_norm " << name << ": " << worst);
     CHECK(worst < 1e-4);
   }
 }
 
-TEST_CASE("clip_grad_norm: the clipped norm is max_norm, the direction is kept", "[gradient_clipping]") {
+TEST_CASE("clip_grad_norm: the clipped norm is max_norm, the direction is kept",
+          "[gradient_clipping]") {
   Three model;
   model.a.grad.fill(3.0f);   // 12 · 9 = 108
   model.b.grad.fill(-6.0f);  // 4 · 36 = 144, total 252 + 0

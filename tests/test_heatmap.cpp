@@ -1,6 +1,5 @@
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -120,7 +119,8 @@ TEST_CASE("heatmap: writes an SVG with one cell per value, labels and a colour b
   CHECK(svg.find("weights &amp; &lt;tokens&gt;") != std::string::npos);
   CHECK(svg.find("&lt;bos&gt;") != std::string::npos);
   CHECK(svg.find("<bos>") == std::string::npos);
-  for (const char* label : {">w<", ">x<", ">y<", ">z<", ">key<", ">query<"}) CHECK(svg.find(label) != std::string::npos);
+  for (const char* label : {">w<", ">x<", ">y<", ">z<", ">key<", ">query<"})
+    CHECK(svg.find(label) != std::string::npos);
   CHECK(svg.find("url(#colour-scale)") != std::string::npos);
   // Tags are balanced (a cheap well-formedness check).
   CHECK(count(svg, "<text") == count(svg, "</text>"));
@@ -143,8 +143,10 @@ TEST_CASE("heatmap: colour scales", "[heatmap]") {
   write_heatmap_svg(path, values, options);
   const std::string cells = cells_group(read_file(path));
   std::remove(path.c_str());
-  CHECK(cells.find("x=\"1\" y=\"0\" width=\"1\" height=\"1\" fill=\"#f7f7f7\"") != std::string::npos);
-  CHECK(cells.find("x=\"2\" y=\"0\" width=\"1\" height=\"1\" fill=\"#b2182b\"") != std::string::npos);
+  CHECK(cells.find("x=\"1\" y=\"0\" width=\"1\" height=\"1\" fill=\"#f7f7f7\"") !=
+        std::string::npos);
+  CHECK(cells.find("x=\"2\" y=\"0\" width=\"1\" height=\"1\" fill=\"#b2182b\"") !=
+        std::string::npos);
 }
 
 TEST_CASE("heatmap: a large map merges cells of one colour into rectangles", "[heatmap]") {

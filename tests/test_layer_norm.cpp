@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
 
@@ -33,11 +32,13 @@ TEST_CASE("LayerNorm: each row gets mean 0 and variance 1, then weight and bias"
 TEST_CASE("LayerNorm: wrong width and backward before forward are clear errors", "[layer_norm]") {
   LayerNorm norm(8);
   CHECK_THROWS_AS(norm.backward(Tensor3(xt::zeros<float>({1, 2, 8}))), ShapeError);
-  CHECK_THROWS_WITH(norm.forward(Tensor3(xt::zeros<float>({2, 3, 6}))),
-                    "LayerNorm: input has shape [2, 3, 6], expected [*, *, 8] (batch, len, d_model)");
+  CHECK_THROWS_WITH(
+      norm.forward(Tensor3(xt::zeros<float>({2, 3, 6}))),
+      "LayerNorm: input has shape [2, 3, 6], expected [*, *, 8] (batch, len, d_model)");
   norm.forward(Tensor3(xt::zeros<float>({2, 3, 8})));
-  CHECK_THROWS_WITH(norm.backward(Tensor3(xt::zeros<float>({2, 4, 8}))),
-                    Catch::Contains("LayerNorm backward: dy has shape [2, 4, 8], expected [2, 3, 8]"));
+  CHECK_THROWS_WITH(
+      norm.backward(Tensor3(xt::zeros<float>({2, 4, 8}))),
+      Catch::Contains("LayerNorm backward: dy has shape [2, 4, 8], expected [2, 3, 8]"));
   CHECK_THROWS_AS(LayerNorm(0), ShapeError);
 }
 

@@ -4,7 +4,6 @@
 // Under ctest these cases run twice: in the ordinary single-threaded run and in the two_threads
 // entry (OMP_NUM_THREADS=2), where the products are split across two threads.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -80,8 +79,8 @@ TEST_CASE("machine: a product with a subnormal operand gives exactly 0 on every 
   };
   for (const Case c : {Case{"one call", 1, 8, 8, 64}, Case{"cut into slices", 1, 5120, 256, 256},
                        Case{"a batch, one product per thread", 256, 40, 32, 40}}) {
-    INFO(c.path << ": " << c.batch << " x [" << c.m << ", " << c.k << "] x [" << c.k << ", "
-                << c.n << "]");
+    INFO(c.path << ": " << c.batch << " x [" << c.m << ", " << c.k << "] x [" << c.k << ", " << c.n
+                << "]");
     Tensor3 a = Tensor3::from_shape({c.batch, c.m, c.k});
     Tensor3 b = Tensor3::from_shape({c.batch, c.k, c.n});
     a.fill(kSubnormal);
@@ -130,7 +129,8 @@ Trained train_on(int threads, std::size_t steps) {
                 TokenIds::from_shape({config.batch_size, config.tgt_len})};
     for (auto* ids : {&batch.src, &batch.tgt_in, &batch.tgt_out})
       for (auto& id : *ids)
-        id = kFirstSymbolId + static_cast<std::int32_t>(rng.below(config.tgt_vocab_size - kFirstSymbolId));
+        id = kFirstSymbolId +
+             static_cast<std::int32_t>(rng.below(config.tgt_vocab_size - kFirstSymbolId));
     batches.push_back(batch);
   }
   TrainingOptions options = TrainingOptions::from_config(config);
@@ -143,7 +143,8 @@ Trained train_on(int threads, std::size_t steps) {
   omp_set_num_threads(before);
   Trained out;
   out.losses = history.train_loss;
-  for (const ParameterRef& p : params) out.weights.insert(out.weights.end(), p.value, p.value + p.size);
+  for (const ParameterRef& p : params)
+    out.weights.insert(out.weights.end(), p.value, p.value + p.size);
   return out;
 }
 

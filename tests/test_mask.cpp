@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "tfm/layers/mask.hpp"
@@ -30,14 +29,16 @@ std::string grid(const Mask& mask) {
 TEST_CASE("padding_mask blocks the padded keys of each sentence, for every query", "[mask]") {
   const Mask mask = padding_mask(kBatch, 5);
   REQUIRE(mask.shape() == Mask::shape_type{2, 5, 5});
-  const Mask expected = {{{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}},
-                         {{1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}}};
+  const Mask expected = {
+      {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}},
+      {{1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}}};
   CHECK(grid(mask) == grid(expected));
 
   // Cross-attention: queries from a 2-token target, keys from the source -> [batch, 2, 5].
   const Mask cross = padding_mask(kBatch, 2);
   REQUIRE(cross.shape() == Mask::shape_type{2, 2, 5});
-  const Mask expected_cross = {{{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}}, {{1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}}};
+  const Mask expected_cross = {{{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}},
+                               {{1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}}};
   CHECK(grid(cross) == grid(expected_cross));
 
   // Another pad id.
@@ -57,8 +58,9 @@ TEST_CASE("subsequent_mask lets position i see positions 0..i", "[mask]") {
 
 TEST_CASE("combine_masks and decoder_self_mask: padding AND subsequent", "[mask]") {
   const Mask combined = combine_masks(padding_mask(kBatch, 5), subsequent_mask(2, 5));
-  const Mask expected = {{{1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 1}},
-                         {{1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}}};
+  const Mask expected = {
+      {{1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 1, 0}, {1, 1, 1, 1, 1}},
+      {{1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}, {1, 1, 1, 0, 0}}};
   CHECK(grid(combined) == grid(expected));
   CHECK(grid(decoder_self_mask(kBatch)) == grid(expected));
 

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <xtensor-blas/xlinalg.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
@@ -19,8 +18,10 @@ TEST_CASE("matmul agrees with xtensor-blas for every transpose combination", "[m
   const Tensor2 at = xt::transpose(a), bt = xt::transpose(b);
   CHECK(testing::max_relative_error(matmul(a, b), expected, 1e-5) < 1e-5);
   CHECK(testing::max_relative_error(matmul(at, b, Op::kTransposed), expected, 1e-5) < 1e-5);
-  CHECK(testing::max_relative_error(matmul(a, bt, Op::kPlain, Op::kTransposed), expected, 1e-5) < 1e-5);
-  CHECK(testing::max_relative_error(matmul(at, bt, Op::kTransposed, Op::kTransposed), expected, 1e-5) < 1e-5);
+  CHECK(testing::max_relative_error(matmul(a, bt, Op::kPlain, Op::kTransposed), expected, 1e-5) <
+        1e-5);
+  CHECK(testing::max_relative_error(matmul(at, bt, Op::kTransposed, Op::kTransposed), expected,
+                                    1e-5) < 1e-5);
 }
 
 TEST_CASE("batched matmul multiplies each [M, K] slice by its [K, N] slice", "[matmul]") {

@@ -25,15 +25,13 @@
 // on full rows and full columns of C chosen to include both sides of every slice boundary and the
 // first and last row and column, plus ~two dozen more spread over each axis: every slice is hit
 // in its first, last and inner rows, and every row slice meets every column.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
-
 #include <xtensor/xmanipulation.hpp>
 
 #include "tfm/core/machine.hpp"
@@ -131,7 +129,9 @@ Report check_product(const float* c, const Dense& op_a, const Dense& op_bt, doub
   return r;
 }
 
-const char* name(Op op) { return op == Op::kPlain ? "plain" : "transposed"; }
+const char* name(Op op) {
+  return op == Op::kPlain ? "plain" : "transposed";
+}
 
 // A matrix stored so that op(stored) is [rows, cols] (the transpose stored for kTransposed).
 Tensor2 stored(std::size_t rows, std::size_t cols, Op op, Rng& rng) {
@@ -150,7 +150,9 @@ Tensor3 as_positions(const Tensor2& m) {
 }
 
 // The double operands of check_product: op(a) [M, K] and op(b)ᵀ [N, K], from a and b as stored.
-Dense op_of_a(const Tensor2& a, Op op) { return as_double(a.data(), a.shape(0), a.shape(1), op == Op::kTransposed); }
+Dense op_of_a(const Tensor2& a, Op op) {
+  return as_double(a.data(), a.shape(0), a.shape(1), op == Op::kTransposed);
+}
 Dense op_of_b_transposed(const Tensor2& b, Op op) {
   return as_double(b.data(), b.shape(0), b.shape(1), op == Op::kPlain);
 }
@@ -168,7 +170,8 @@ TEST_CASE("matmul kernels: the products run on the threads the environment asks 
   if (expected != nullptr) CHECK(compute_threads() == std::atoi(expected));
 }
 
-TEST_CASE("matmul kernels: a CPU with AVX2 never runs OpenBLAS's SSE3 fallback kernels", "[matmul]") {
+TEST_CASE("matmul kernels: a CPU with AVX2 never runs OpenBLAS's SSE3 fallback kernels",
+          "[matmul]") {
   // OpenBLAS falls back to "Prescott" on a CPU model newer than itself; machine.cpp then chooses
   // kernels the CPU can run. Without that, chapter 11 trained three times slower on such a CPU.
   INFO("OpenBLAS kernels: " << blas_kernels());
@@ -176,14 +179,18 @@ TEST_CASE("matmul kernels: a CPU with AVX2 never runs OpenBLAS's SSE3 fallback k
     CHECK(blas_kernels() != "Prescott");
 }
 
-TEST_CASE("matmul kernels: 2-D products at the Linear's size, every transpose combination, "
-          "split by rows and by columns", "[matmul][threads][.]") {
+TEST_CASE(
+    "matmul kernels: 2-D products at the Linear's size, every transpose combination, "
+    "split by rows and by columns",
+    "[matmul][threads][.]") {
   // [5120, 256] x [256, 1024]: the vowels preset's first FFN layer over a batch of 128 x 40
   // positions (M >= N: split by rows), and its mirror [1024, 256] x [256, 5120] (N > M: split
   // by columns); alpha = 1/sqrt(32), attention's scale, which is not a power of two.
   Rng rng(14);
   const float alpha = 1.0f / std::sqrt(32.0f);
-  struct Shape { std::size_t m, n, k; };
+  struct Shape {
+    std::size_t m, n, k;
+  };
   for (const Shape s : {Shape{5120, 1024, 256}, Shape{1024, 5120, 256}})
     for (const Op op_a : {Op::kPlain, Op::kTransposed})
       for (const Op op_b : {Op::kPlain, Op::kTransposed}) {
@@ -192,9 +199,10 @@ TEST_CASE("matmul kernels: 2-D products at the Linear's size, every transpose co
         const Tensor2 a = stored(s.m, s.k, op_a, rng), b = stored(s.k, s.n, op_b, rng);
         const Tensor2 c = matmul(a, b, op_a, op_b, alpha);
         REQUIRE(c.shape() == Tensor2::shape_type{s.m, s.n});
-        const Report r = check_product(c.data(), op_of_a(a, op_a), op_of_b_transposed(b, op_b), alpha,
-                                       nullptr, nullptr, chosen(s.m, gemm_slices(s.m, s.n, s.k), 0, 24),
-                                       chosen(s.n, gemm_slices(s.m, s.n, s.k), 0, 24));
+        const Report r =
+            check_product(c.data(), op_of_a(a, op_a), op_of_b_transposed(b, op_b), alpha, nullptr,
+                          nullptr, chosen(s.m, gemm_slices(s.m, s.n, s.k), 0, 24),
+                          chosen(s.n, gemm_slices(s.m, s.n, s.k), 0, 24));
         INFO(r.describe());
         CHECK(r.worst <= 1.0);
       }
@@ -254,20 +262,24 @@ TEST_CASE("matmul kernels: matmul_accumulate, the weight gradient summed over K 
   // dW2 [256, 1024] += dy2ᵀ h (N > M: by columns); the other three combinations at the first
   // shape too, with the operands stored as their ops need.
   Rng rng(16);
-  struct Case { std::size_t m, n; Op op_a, op_b; };
+  struct Case {
+    std::size_t m, n;
+    Op op_a, op_b;
+  };
   const std::size_t K = 5120;
-  for (const Case t : {Case{1024, 256, Op::kTransposed, Op::kPlain}, Case{256, 1024, Op::kTransposed, Op::kPlain},
-                       Case{1024, 256, Op::kPlain, Op::kPlain}, Case{1024, 256, Op::kPlain, Op::kTransposed},
-                       Case{1024, 256, Op::kTransposed, Op::kTransposed}}) {
+  for (const Case t :
+       {Case{1024, 256, Op::kTransposed, Op::kPlain}, Case{256, 1024, Op::kTransposed, Op::kPlain},
+        Case{1024, 256, Op::kPlain, Op::kPlain}, Case{1024, 256, Op::kPlain, Op::kTransposed},
+        Case{1024, 256, Op::kTransposed, Op::kTransposed}}) {
     INFO("dW [" << t.m << ", " << t.n << "] += a " << name(t.op_a) << " x b " << name(t.op_b));
     const Tensor2 a2 = stored(t.m, K, t.op_a, rng), b2 = stored(K, t.n, t.op_b, rng);
     const Tensor3 a = as_positions(a2), b = as_positions(b2);
     Tensor2 dw = stored(t.m, t.n, Op::kPlain, rng);
     const Tensor2 before = dw;
     matmul_accumulate(dw, a, b, t.op_a, t.op_b);
-    const Report r = check_product(dw.data(), op_of_a(a2, t.op_a), op_of_b_transposed(b2, t.op_b), 1.0,
-                                   before.data(), nullptr, chosen(t.m, gemm_slices(t.m, t.n, K), 0, 8),
-                                   chosen(t.n, gemm_slices(t.m, t.n, K), 0, 8));
+    const Report r = check_product(
+        dw.data(), op_of_a(a2, t.op_a), op_of_b_transposed(b2, t.op_b), 1.0, before.data(), nullptr,
+        chosen(t.m, gemm_slices(t.m, t.n, K), 0, 8), chosen(t.n, gemm_slices(t.m, t.n, K), 0, 8));
     INFO(r.describe());
     CHECK(r.worst <= 1.0);
   }
@@ -279,7 +291,12 @@ TEST_CASE("matmul kernels: batched attention products at [64, 4, 40, 32], every 
   // call, run one per thread: scores Q Kᵀ / sqrt(d_k), context P V, and the backward's dP = dC Vᵀ,
   // dV = Pᵀ dC, dQ = dS K, dK = dSᵀ Q, plus (kTransposed, kTransposed). Every entry checked.
   Rng rng(17);
-  struct Form { const char* what; std::size_t m, n, k; Op op_a, op_b; float alpha; };
+  struct Form {
+    const char* what;
+    std::size_t m, n, k;
+    Op op_a, op_b;
+    float alpha;
+  };
   const float scale = 1.0f / std::sqrt(32.0f);
   for (const Form f : {Form{"Q Kᵀ", 40, 40, 32, Op::kPlain, Op::kTransposed, scale},
                        Form{"P V", 40, 32, 40, Op::kPlain, Op::kPlain, 1.0f},
@@ -299,9 +316,10 @@ TEST_CASE("matmul kernels: batched attention products at [64, 4, 40, 32], every 
     Report worst;
     for (std::size_t i = 0; i < 64 * 4; ++i) {
       const Report r = check_product(
-          c.data() + i * f.m * f.n, as_double(a.data() + i * ar * ac, ar, ac, f.op_a == Op::kTransposed),
-          as_double(b.data() + i * br * bc, br, bc, f.op_b == Op::kPlain), f.alpha, nullptr, nullptr,
-          std::vector<bool>(f.m, true), std::vector<bool>(f.n, true));
+          c.data() + i * f.m * f.n,
+          as_double(a.data() + i * ar * ac, ar, ac, f.op_a == Op::kTransposed),
+          as_double(b.data() + i * br * bc, br, bc, f.op_b == Op::kPlain), f.alpha, nullptr,
+          nullptr, std::vector<bool>(f.m, true), std::vector<bool>(f.n, true));
       if (!(r.worst <= worst.worst)) worst = r, worst.i += i * 1000000;  // product i, row, column
     }
     INFO("worst over the 256 products (i = product * 10^6 + row): " << worst.describe());
@@ -315,7 +333,9 @@ TEST_CASE("matmul kernels: odd extents split both ways, 2-D and batched, every e
   // 500), N = 1001 > M (split by columns), K = 301; big enough (60 M multiply-adds) to be split.
   // The batched form runs the split products one after the other, each at its own offset.
   Rng rng(18);
-  struct Shape { std::size_t m, n, k; };
+  struct Shape {
+    std::size_t m, n, k;
+  };
   for (const Shape s : {Shape{1001, 200, 301}, Shape{200, 1001, 301}})
     for (const Op op_a : {Op::kPlain, Op::kTransposed})
       for (const Op op_b : {Op::kPlain, Op::kTransposed}) {
@@ -343,7 +363,8 @@ TEST_CASE("matmul kernels: odd extents split both ways, 2-D and batched, every e
         r = check_product(c3.data(), da, dbt, 1.0, nullptr, nullptr, all_rows, no_cols);
         INFO("batched, product 0: " << r.describe());
         CHECK(r.worst <= 1.0);
-        r = check_product(c3.data() + s.m * s.n, da, dbt, -1.0, nullptr, nullptr, all_rows, no_cols);
+        r = check_product(c3.data() + s.m * s.n, da, dbt, -1.0, nullptr, nullptr, all_rows,
+                          no_cols);
         INFO("batched, product 1: " << r.describe());
         CHECK(r.worst <= 1.0);
       }

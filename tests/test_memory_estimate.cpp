@@ -106,7 +106,8 @@ TEST_CASE("Memory estimate: a configuration larger than the machine is refused w
   } catch (const MemoryError& e) {
     const std::string message = e.what();
     CHECK_THAT(message, Contains("loading the checkpoint (d_model 4000000000, d_ff 32"));
-    CHECK_THAT(message, Contains("needs about 4.4e+12 GiB (parameters 1.4e+12 GiB, gradients 1.4e+12 GiB"));
+    CHECK_THAT(message,
+               Contains("needs about 4.4e+12 GiB (parameters 1.4e+12 GiB, gradients 1.4e+12 GiB"));
     CHECK_THAT(message, Contains("but this machine has 8.00 GiB (a test machine)"));
     CHECK_THAT(message, Contains("choose smaller sizes"));
   }
@@ -115,7 +116,8 @@ TEST_CASE("Memory estimate: a configuration larger than the machine is refused w
     require_memory(training_memory(preset("vowels-small"), 10000000), small);
     FAIL("not refused");
   } catch (const MemoryError& e) {
-    CHECK_THAT(std::string(e.what()), Contains("training with batch 10000000") && Contains("activations"));
+    CHECK_THAT(std::string(e.what()),
+               Contains("training with batch 10000000") && Contains("activations"));
   }
   // Unknown memory (0 bytes reported): no guess, no refusal.
   CHECK_NOTHROW(require_memory(loading_memory(huge), MachineMemory{0.0, "unknown"}));

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fixtures.hpp"
@@ -19,7 +18,8 @@ double formula(std::size_t pos, std::size_t column, std::size_t d_model) {
 
 }  // namespace
 
-TEST_CASE("PositionalEncoding: table shape and values follow the formula", "[positional_encoding]") {
+TEST_CASE("PositionalEncoding: table shape and values follow the formula",
+          "[positional_encoding]") {
   const PositionalEncoding pe(5000, 512);
   REQUIRE(pe.table().shape() == Tensor2::shape_type{5000, 512});
   CHECK(pe.max_len() == 5000);
@@ -43,18 +43,21 @@ TEST_CASE("PositionalEncoding: odd d_model ends with a sine column", "[positiona
   const PositionalEncoding pe(20, 5);
   REQUIRE(pe.table().shape() == Tensor2::shape_type{20, 5});
   for (std::size_t pos = 0; pos < 20; ++pos)
-    for (std::size_t j = 0; j < 5; ++j) CHECK(pe.table()(pos, j) == Approx(formula(pos, j, 5)).margin(1e-7));
+    for (std::size_t j = 0; j < 5; ++j)
+      CHECK(pe.table()(pos, j) == Approx(formula(pos, j, 5)).margin(1e-7));
   CHECK_THROWS_AS(PositionalEncoding(0, 8), ShapeError);
   CHECK_THROWS_WITH(PositionalEncoding(8, 0), Catch::Contains("d_model 0"));
 }
 
-TEST_CASE("PositionalEncoding: matches PyTorch (reference 000's code, in double)", "[positional_encoding][parity]") {
+TEST_CASE("PositionalEncoding: matches PyTorch (reference 000's code, in double)",
+          "[positional_encoding][parity]") {
   const Tensor2 expected = testing::load_fixture<2>("embedding/pe_table_64x16");
   const PositionalEncoding pe(64, 16);
   CHECK(testing::max_relative_error(pe.table(), expected, 1e-6) < 1e-6);
 }
 
-TEST_CASE("PositionalEncoding: add_to adds rows offset.. to every sequence", "[positional_encoding]") {
+TEST_CASE("PositionalEncoding: add_to adds rows offset.. to every sequence",
+          "[positional_encoding]") {
   const PositionalEncoding pe(10, 6);
   Tensor3 x = Tensor3::from_shape({2, 3, 6});
   for (std::size_t k = 0; k < x.size(); ++k) x.data()[k] = 0.25f * float(k);
@@ -80,13 +83,17 @@ TEST_CASE("PositionalEncoding: add_to adds rows offset.. to every sequence", "[p
   CHECK_NOTHROW(pe.add_to(tail, 7));
 }
 
-TEST_CASE("PositionalEncoding: too long a sequence or wrong width is a ShapeError", "[positional_encoding]") {
+TEST_CASE("PositionalEncoding: too long a sequence or wrong width is a ShapeError",
+          "[positional_encoding]") {
   const PositionalEncoding pe(10, 6);
   Tensor3 x = xt::zeros<float>({1, 11, 6});
   CHECK_THROWS_AS(pe.add_to(x), ShapeError);
   CHECK_THROWS_WITH(pe.add_to(x), Catch::Contains("length 11") && Catch::Contains("max_len 10"));
   Tensor3 y = xt::zeros<float>({1, 4, 6});
-  CHECK_THROWS_WITH(pe.add_to(y, 7), Catch::Contains("offset 7") && Catch::Contains("positions up to 10"));
+  CHECK_THROWS_WITH(pe.add_to(y, 7),
+                    Catch::Contains("offset 7") && Catch::Contains("positions up to 10"));
   Tensor3 z = xt::zeros<float>({1, 4, 8});
-  CHECK_THROWS_WITH(pe.add_to(z), Catch::Contains("PositionalEncoding: input has shape [1, 4, 8], expected [*, *, 6]"));
+  CHECK_THROWS_WITH(
+      pe.add_to(z),
+      Catch::Contains("PositionalEncoding: input has shape [1, 4, 8], expected [*, *, 6]"));
 }

@@ -1,6 +1,5 @@
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -33,7 +32,9 @@ const profile::Entry* find(const std::vector<profile::Entry>& entries, const std
   return it == entries.end() ? nullptr : &*it;
 }
 
-void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+void sleep_ms(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
 
 }  // namespace
 
@@ -79,7 +80,8 @@ TEST_CASE("a nested scope's time counts for the inner kind only", "[profile]") {
       sleep_ms(40);
     }
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto entries = profile::entries();
   const profile::Entry* outer = find(entries, "outer");
   const profile::Entry* inner = find(entries, "inner");
@@ -87,9 +89,9 @@ TEST_CASE("a nested scope's time counts for the inner kind only", "[profile]") {
   REQUIRE(inner != nullptr);
   CHECK(inner->seconds >= 0.040);
   CHECK(outer->seconds >= 0.020);
-  CHECK(outer->seconds < inner->seconds);           // the inner 40 ms are not the outer's
-  CHECK(outer->seconds + inner->seconds <= wall);   // the kinds add up to at most the whole
-  CHECK(entries.front().kind == "inner");           // the most time first
+  CHECK(outer->seconds < inner->seconds);          // the inner 40 ms are not the outer's
+  CHECK(outer->seconds + inner->seconds <= wall);  // the kinds add up to at most the whole
+  CHECK(entries.front().kind == "inner");          // the most time first
 }
 
 TEST_CASE("a layer marks its own work", "[profile]") {

@@ -32,8 +32,9 @@ TEST_CASE("pronunciation metrics: edit distance on hand-made cases", "[pronuncia
   CHECK(edit_distance({"sh"}, {"s", "h"}) == 2);
 }
 
-TEST_CASE("pronunciation metrics: a word is right if it equals any reference; PER takes the closest",
-          "[pronunciation_metrics]") {
+TEST_CASE(
+    "pronunciation metrics: a word is right if it equals any reference; PER takes the closest",
+    "[pronunciation_metrics]") {
   PronunciationScore score;
   CHECK(score.word_error_rate() == 0.0);
   CHECK(score.phoneme_error_rate() == 0.0);

@@ -7,7 +7,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
 #include <xtensor/xview.hpp>
 
 #include "pronounce/pronunciations.hpp"
@@ -50,8 +49,9 @@ std::vector<DictionaryWord> synthetic_words(std::size_t n) {
 
 }  // namespace
 
-TEST_CASE("pronunciations: Festival's lexicon is read with stress dropped, ax as ah, entries merged",
-          "[pronunciations]") {
+TEST_CASE(
+    "pronunciations: Festival's lexicon is read with stress dropped, ax as ah, entries merged",
+    "[pronunciations]") {
   const std::string text =
       "MNCL\n"
       "(\"aaberg\" nil (((aa) 1) ((b er g) 0)))\n"
@@ -77,7 +77,8 @@ TEST_CASE("pronunciations: Festival's lexicon is read with stress dropped, ax as
   CHECK_THROWS_WITH(stressless_phoneme("qq1"), Catch::Contains("unknown phone 'qq1'"));
 }
 
-TEST_CASE("pronunciations: a malformed line is an error naming the file and the line", "[pronunciations][bad-input]") {
+TEST_CASE("pronunciations: a malformed line is an error naming the file and the line",
+          "[pronunciations][bad-input]") {
   const std::string good = "MNCL\n(\"a\" nil (((ey) 1)))\n";
   struct Case {
     std::string line, message;
@@ -86,7 +87,8 @@ TEST_CASE("pronunciations: a malformed line is an error naming the file and the 
       {"(\"b nil (((b iy) 1)))", "dict.out, line 3: the word's quote is not closed"},
       {"\"b\" nil (((b iy) 1)))", "dict.out, line 3: expected '(' to open the entry"},
       {"(\"b\" nil (((b qq) 1)))", "dict.out, line 3: unknown phone 'qq'"},
-      {"(\"b2\" nil (((b iy) 1)))", "dict.out, line 3: the word 'b2' has a character other than a letter a-z"},
+      {"(\"b2\" nil (((b iy) 1)))",
+       "dict.out, line 3: the word 'b2' has a character other than a letter a-z"},
       {"(\"\" nil (((b iy) 1)))", "dict.out, line 3: the word is empty"},
       {"(\"b\" nil ())", "dict.out, line 3: the word 'b' has no phones"},
       {"(\"b\" nil ((() 1)))", "dict.out, line 3: a syllable without phones"},
@@ -100,11 +102,14 @@ TEST_CASE("pronunciations: a malformed line is an error naming the file and the 
     INFO(c.line);
     CHECK_THAT(parse_error(good + c.line + "\n"), Catch::Contains(c.message));
   }
-  CHECK_THAT(parse_error("(\"a\" nil (((ey) 1)))\n"), Catch::Contains("dict.out, line 1: expected the header 'MNCL'"));
-  CHECK_THAT(parse_error("MNCL\n"), Catch::Contains("dict.out: the dictionary has a header but no entries"));
+  CHECK_THAT(parse_error("(\"a\" nil (((ey) 1)))\n"),
+             Catch::Contains("dict.out, line 1: expected the header 'MNCL'"));
+  CHECK_THAT(parse_error("MNCL\n"),
+             Catch::Contains("dict.out: the dictionary has a header but no entries"));
   CHECK_THAT(parse_error(""), Catch::Contains("dict.out: the dictionary is empty"));
   CHECK(parse_error(good).empty());
-  CHECK_THROWS_WITH(read_festival_lexicon("/nonexistent/dict.out"), Catch::Contains("cannot open dictionary '/nonexistent/dict.out'"));
+  CHECK_THROWS_WITH(read_festival_lexicon("/nonexistent/dict.out"),
+                    Catch::Contains("cannot open dictionary '/nonexistent/dict.out'"));
 }
 
 TEST_CASE("pronunciations: the split is by word, deterministic, about 90/5/5, no word in two parts",
@@ -128,7 +133,8 @@ TEST_CASE("pronunciations: the split is by word, deterministic, about 90/5/5, no
   CHECK(total == words.size());
   const double n = static_cast<double>(total);
   CHECK(static_cast<double>(data.words(WordSplit::kTrain).size()) / n == Approx(0.90).margin(0.01));
-  CHECK(static_cast<double>(data.words(WordSplit::kHeldOut).size()) / n == Approx(0.05).margin(0.01));
+  CHECK(static_cast<double>(data.words(WordSplit::kHeldOut).size()) / n ==
+        Approx(0.05).margin(0.01));
   CHECK(static_cast<double>(data.words(WordSplit::kTest).size()) / n == Approx(0.05).margin(0.01));
   // Festival's copy keeps few words with several pronunciations (154, "read", "live", ...); they
   // keep them all.
@@ -138,8 +144,10 @@ TEST_CASE("pronunciations: the split is by word, deterministic, about 90/5/5, no
   CHECK(data.max_letters() <= 64);
 }
 
-TEST_CASE("pronunciations: training batches are deterministic, bucketed, and deal every pair once an epoch",
-          "[pronunciations]") {
+TEST_CASE(
+    "pronunciations: training batches are deterministic, bucketed, and deal every pair once an "
+    "epoch",
+    "[pronunciations]") {
   const PronunciationData data(synthetic_words(2000));
   const std::size_t batch_size = 16, per_epoch = data.num_training_pairs() / batch_size;
   const Batch first = data.training_batch(3, batch_size, 7);
@@ -158,7 +166,8 @@ TEST_CASE("pronunciations: training batches are deterministic, bucketed, and dea
     REQUIRE(batch.size() == batch_size);
     for (std::size_t r = 0; r < batch.size(); ++r) {
       std::string key;
-      for (std::size_t t = 0; t < batch.src.shape(1); ++t) key += std::to_string(batch.src(r, t)) + ",";
+      for (std::size_t t = 0; t < batch.src.shape(1); ++t)
+        key += std::to_string(batch.src(r, t)) + ",";
       key += "|" + std::to_string(batch.tgt_out(r, 0));
       dealt.insert(key);
       for (std::size_t t = 0; t < batch.src.shape(1); ++t) padding += batch.src(r, t) == kPadId;
@@ -174,7 +183,8 @@ TEST_CASE("pronunciations: training batches are deterministic, bucketed, and dea
   CHECK(static_cast<double>(padding) < 0.05 * static_cast<double>(cells));
 }
 
-TEST_CASE("pronunciations: a batch pads both sides; <bos> leads tgt_in and <eos> ends tgt_out", "[pronunciations]") {
+TEST_CASE("pronunciations: a batch pads both sides; <bos> leads tgt_in and <eos> ends tgt_out",
+          "[pronunciations]") {
   const PronunciationData data(synthetic_words(200));
   const DictionaryWord shorter{"ab", {{"ae", "b"}}}, longer{"abcd", {{"ae", "b", "s", "iy", "d"}}};
   const Batch b = data.pair_batch({{&shorter, 0}, {&longer, 0}});
@@ -190,34 +200,42 @@ TEST_CASE("pronunciations: a batch pads both sides; <bos> leads tgt_in and <eos>
   CHECK(b.tgt_out(1, 5) == kEosId);
 }
 
-TEST_CASE("pronunciations: words a user types are checked and named", "[pronunciations][bad-input]") {
+TEST_CASE("pronunciations: words a user types are checked and named",
+          "[pronunciations][bad-input]") {
   const PronunciationData data(synthetic_words(200));
   const TokenIds src = data.encode_words({"Hello", "a"}, 64);
   REQUIRE(src.shape(0) == 2);
   REQUIRE(src.shape(1) == 5);
   CHECK(src(0, 0) == data.letters().id("h"));  // capitals are lowercased
   CHECK(src(1, 1) == kPadId);
-  CHECK_THROWS_WITH(data.encode_words({"H3llo"}, 64),
-                    "the word \"H3llo\" has the character '3' at index 1; the model knows only the letters a-z");
-  CHECK_THROWS_WITH(data.encode_words({"caf\xc3\xa9"}, 64), Catch::Contains("the character '\xc3\xa9' at index 3"));
+  CHECK_THROWS_WITH(
+      data.encode_words({"H3llo"}, 64),
+      "the word \"H3llo\" has the character '3' at index 1; the model knows only the letters a-z");
+  CHECK_THROWS_WITH(data.encode_words({"caf\xc3\xa9"}, 64),
+                    Catch::Contains("the character '\xc3\xa9' at index 3"));
   CHECK_THROWS_WITH(data.encode_words({"ok", ""}, 64), "a word is empty");
   CHECK_THROWS_WITH(data.encode_words({std::string(65, 'a')}, 64),
                     Catch::Contains("has 65 letters but the model's positional table holds 64"));
 }
 
-TEST_CASE("pronunciations: padding changes nothing — each word of a mixed batch gets its own logits",
-          "[pronunciations][padding]") {
+TEST_CASE(
+    "pronunciations: padding changes nothing — each word of a mixed batch gets its own logits",
+    "[pronunciations][padding]") {
   const PronunciationData data(synthetic_words(200));
   Config config = preset("vowels-small");
   config.src_vocab_size = data.letters().size();
   config.tgt_vocab_size = data.phonemes().size();
-  config.d_model = 32; config.n_heads = 4; config.d_ff = 64; config.dropout = 0.0f;
+  config.d_model = 32;
+  config.n_heads = 4;
+  config.d_ff = 64;
+  config.dropout = 0.0f;
   Transformer model(config, 11);
   model.set_training(false);
-  const std::vector<DictionaryWord> words = {{"a", {{"ey"}}},
-                                             {"pronunciation", {{"p", "r", "ah", "n", "ah", "n", "s", "iy", "ey", "sh", "ah", "n"}}},
-                                             {"cat", {{"k", "ae", "t"}}},
-                                             {"read", {{"r", "iy", "d"}, {"r", "eh", "d"}}}};
+  const std::vector<DictionaryWord> words = {
+      {"a", {{"ey"}}},
+      {"pronunciation", {{"p", "r", "ah", "n", "ah", "n", "s", "iy", "ey", "sh", "ah", "n"}}},
+      {"cat", {{"k", "ae", "t"}}},
+      {"read", {{"r", "iy", "d"}, {"r", "eh", "d"}}}};
   std::vector<std::pair<const DictionaryWord*, std::size_t>> pairs;
   for (const DictionaryWord& w : words) pairs.emplace_back(&w, w.pronunciations.size() - 1);
   const Batch mixed = data.pair_batch(pairs);
@@ -242,6 +260,7 @@ TEST_CASE("pronunciations: padding changes nothing — each word of a mixed batc
   const Batch alone = data.pair_batch({pairs[0]});
   const Tensor3 own = model.forward(alone.src, alone.tgt_in);
   float largest = 0;
-  for (std::size_t v = 0; v < own.shape(2); ++v) largest = std::max(largest, std::abs(own(0, 0, v) - changed(0, 0, v)));
+  for (std::size_t v = 0; v < own.shape(2); ++v)
+    largest = std::max(largest, std::abs(own(0, 0, v) - changed(0, 0, v)));
   CHECK(largest > 1e-3f);
 }

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "gradient_check.hpp"
@@ -19,9 +18,9 @@ TEST_CASE("ReLU: max(0, x) and its gradient mask", "[relu]") {
   // The gradient passes only where x > 0; at x = 0 it is 0, as in PyTorch.
   const Tensor3 expected_dx = {{{0, 0, 0, 4, 5}}};
   CHECK((dx == expected_dx));
-  CHECK_THROWS_WITH(relu.backward(Tensor3(xt::zeros<float>({1, 1, 4}))),
-                    Catch::Contains("ReLU backward: dy has shape [1, 1, 4]") &&
-                        Catch::Contains("[1, 1, 5]"));
+  CHECK_THROWS_WITH(
+      relu.backward(Tensor3(xt::zeros<float>({1, 1, 4}))),
+      Catch::Contains("ReLU backward: dy has shape [1, 1, 4]") && Catch::Contains("[1, 1, 5]"));
 }
 
 TEST_CASE("ReLU: backward agrees with finite differences", "[relu][gradcheck]") {

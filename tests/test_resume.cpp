@@ -13,8 +13,8 @@
 #include "tfm/train/checkpoint.hpp"
 #include "tfm/train/copy_task.hpp"
 #include "tfm/train/resume.hpp"
-#include "tfm/train/vowel_task.hpp"
 #include "tfm/train/trainer.hpp"
+#include "tfm/train/vowel_task.hpp"
 
 using namespace tfm;
 
@@ -52,12 +52,13 @@ std::function<Batch(std::size_t)> batches_of(const std::function<std::unique_ptr
 // 2n steps straight, against n steps, a checkpoint, and n more from it in a fresh model,
 // optimizer and task: the losses of the last n steps and the final weights and moments must be
 // identical.
-void check_resume(const std::function<std::unique_ptr<Task>()>& make, Config config, std::size_t n) {
+void check_resume(const std::function<std::unique_ptr<Task>()>& make, Config config,
+                  std::size_t n) {
   std::ostringstream progress;
   Transformer straight(config, config.seed);
   Adam straight_adam(parameters_of(straight), AdamOptions::paper());
-  const TrainingHistory all =
-      train(straight, straight_adam, batches_of(make, config), {}, steps(2 * n, config), progress, false);
+  const TrainingHistory all = train(straight, straight_adam, batches_of(make, config), {},
+                                    steps(2 * n, config), progress, false);
 
   testing::TempDir tmp("resume", "checkpoint");
   const std::string dir = tmp.file("ckpt");
@@ -66,7 +67,8 @@ void check_resume(const std::function<std::unique_ptr<Task>()>& make, Config con
     Transformer first(config, config.seed);
     Adam adam(parameters_of(first), AdamOptions::paper());
     train(first, adam, batches_of(make, config), {}, steps(n, config), progress, false);
-    save_checkpoint(dir, {config, task->source_vocabulary(), task->target_vocabulary()}, parameters_of(first), &adam);
+    save_checkpoint(dir, {config, task->source_vocabulary(), task->target_vocabulary()},
+                    parameters_of(first), &adam);
   }
   const Config saved = read_checkpoint_header(dir).config;
   Transformer resumed(saved, saved.seed);
@@ -98,9 +100,12 @@ TEST_CASE("resume: 25 + 25 steps from a checkpoint are the 50 straight steps, dr
           "[resume][checkpoint]") {
   testing::TempDir tmp("resume", "corpus");
   std::string text;
-  for (int i = 0; i < 12; ++i) text += "The old man walked down to the harbour every morning before the sun.\n";
+  for (int i = 0; i < 12; ++i)
+    text += "The old man walked down to the harbour every morning before the sun.\n";
   std::ofstream(tmp.file("corpus.txt")) << text;
-  const auto make = [&]() -> std::unique_ptr<Task> { return std::make_unique<VowelTask>(tmp.file("corpus.txt")); };
+  const auto make = [&]() -> std::unique_ptr<Task> {
+    return std::make_unique<VowelTask>(tmp.file("corpus.txt"));
+  };
   Config config = make()->default_model();
   config.d_model = 32;
   config.n_heads = 2;

@@ -1,6 +1,5 @@
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -8,8 +7,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/core/random.hpp"
 #include "tfm/core/fast_exp.hpp"
+#include "tfm/core/random.hpp"
 #include "tfm/layers/softmax.hpp"
 
 using namespace tfm;
@@ -32,9 +31,9 @@ TEST_CASE("softmax: rows are distributions, stable for large scores", "[softmax]
   for (std::size_t j = 0; j < 4; ++j) CHECK(y(1, j) == Approx(y(0, j)).epsilon(1e-5));
   for (std::size_t j = 0; j < 4; ++j) CHECK(y(2, j) == 0.25f);
   // e^1 / (e^1 + e^2 + e^3 + e^4)
-  CHECK(y(0, 0) == Approx(std::exp(1.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(3.0) +
-                                           std::exp(4.0)))
-                       .epsilon(1e-6));
+  CHECK(y(0, 0) ==
+        Approx(std::exp(1.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(3.0) + std::exp(4.0)))
+            .epsilon(1e-6));
 
   // In place gives the same result.
   Tensor2 z = x;
@@ -50,7 +49,8 @@ TEST_CASE("softmax: forward and backward match PyTorch", "[softmax][parity]") {
   softmax_rows(x.data(), y.data(), rows, cols);
   softmax_rows_backward(y.data(), dy.data(), dx.data(), rows, cols);
   // The reference is float64 on the same float32 inputs; float32 reaches ~1e-6 here.
-  const double err_y = testing::max_relative_error(y, testing::load_fixture<2>("attention/softmax_y"));
+  const double err_y =
+      testing::max_relative_error(y, testing::load_fixture<2>("attention/softmax_y"));
   const double err_dx =
       testing::max_relative_error(dx, testing::load_fixture<2>("attention/softmax_dx"));
   INFO("softmax max relative error: y " << err_y << ", dx " << err_dx);

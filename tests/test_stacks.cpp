@@ -1,8 +1,7 @@
 // The encoder and decoder stacks (chapter 09): Dropout(Embed(ids) * sqrt(d_model) + PE), then N
 // layers; the decoder's layers all read the encoder's output (memory).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <memory>
 #include <regex>
@@ -157,8 +156,8 @@ TEST_CASE("Encoder and Decoder: gradients agree with finite differences", "[stac
     auto loss = [&] { return testing::dot_loss(stacks.forward(b), probe); };
     for (const ParameterRef& p : params) {
       const bool table = p.name.find("embedding") != std::string::npos;
-      const auto rep =
-          testing::check_gradient_extrapolated(p.value, p.grad, p.size, loss, eps, atol, table ? 1 : 13);
+      const auto rep = testing::check_gradient_extrapolated(p.value, p.grad, p.size, loss, eps,
+                                                            atol, table ? 1 : 13);
       INFO(rep.describe(p.name));
       CHECK(rep.worst < tol);
     }
@@ -178,7 +177,8 @@ TEST_CASE("Decoder: the memory gradient is summed over all its layers", "[stacks
   Embedding table(c.tgt_vocab_size, c.d_model, rng);
   Decoder decoder(c, table, rng);
   testing::randomise_norms(parameters_of(decoder), rng);
-  for (DecoderLayer& layer : decoder.layers) testing::keep_relu_clear_of_kinks(layer.ffn, layer.norm2.norm);
+  for (DecoderLayer& layer : decoder.layers)
+    testing::keep_relu_clear_of_kinks(layer.ffn, layer.norm2.norm);
   Tensor3 memory = random_normal({2, 5, c.d_model}, rng);
   const Tensor3 probe = random_normal({2, 6, c.d_model}, rng);
 
@@ -188,7 +188,8 @@ TEST_CASE("Decoder: the memory gradient is summed over all its layers", "[stacks
   auto loss = [&] {
     return testing::dot_loss(decoder.forward(b.tgt_in, memory, &b.tgt_mask, &b.cross_mask), probe);
   };
-  const auto rep = testing::check_gradient_extrapolated(memory.data(), d_memory.data(), memory.size(), loss, eps, atol);
+  const auto rep = testing::check_gradient_extrapolated(memory.data(), d_memory.data(),
+                                                        memory.size(), loss, eps, atol);
   INFO(rep.describe("memory"));
   CHECK(rep.worst < tol);
 
@@ -197,7 +198,8 @@ TEST_CASE("Decoder: the memory gradient is summed over all its layers", "[stacks
   const PositionalEncoding positions(c.max_len, c.d_model);
   Tensor3 y = table.forward(b.tgt_in);
   positions.add_to(y);
-  for (DecoderLayer& layer : decoder.layers) y = layer.forward(y, memory, &b.tgt_mask, &b.cross_mask);
+  for (DecoderLayer& layer : decoder.layers)
+    y = layer.forward(y, memory, &b.tgt_mask, &b.cross_mask);
   Tensor3 dy = probe, sum = xt::zeros<float>(memory.shape());
   for (std::size_t i = decoder.layers.size(); i-- > 0;) {
     DecoderLayer::Grads g = decoder.layers[i].backward(dy);
@@ -236,7 +238,8 @@ TEST_CASE("Encoder and Decoder: a shared table collects both stacks' gradients",
   bool src_part = false, tgt_part = false;
   for (std::size_t v = 0; v < c.src_vocab_size; ++v) {
     const bool in_src = std::find(b.src.begin(), b.src.end(), std::int32_t(v)) != b.src.end();
-    const bool in_tgt = std::find(b.tgt_in.begin(), b.tgt_in.end(), std::int32_t(v)) != b.tgt_in.end();
+    const bool in_tgt =
+        std::find(b.tgt_in.begin(), b.tgt_in.end(), std::int32_t(v)) != b.tgt_in.end();
     if (in_src && !in_tgt) src_part = src_part || shared.src_table.weight.grad(v, 0) != 0.0f;
     if (in_tgt && !in_src) tgt_part = tgt_part || shared.src_table.weight.grad(v, 0) != 0.0f;
   }
@@ -248,7 +251,8 @@ TEST_CASE("Encoder and Decoder: dropout is reproducible in training and off in e
           "[stacks][dropout]") {
   Rng rng(10);
   const Batch b = make_batch(tiny_with_dropout(0.0f), rng);
-  Stacks a(tiny_with_dropout(0.3f), false, 11), again(tiny_with_dropout(0.3f), false, 11), off(tiny_with_dropout(0.0f), false, 11);
+  Stacks a(tiny_with_dropout(0.3f), false, 11), again(tiny_with_dropout(0.3f), false, 11),
+      off(tiny_with_dropout(0.0f), false, 11);
   const Tensor3 first = a.forward(b);
   CHECK(same(first, again.forward(b)));  // same seed: same weights, same masks
   CHECK_FALSE(same(first, off.forward(b)));
@@ -261,8 +265,10 @@ TEST_CASE("Encoder and Decoder: parameter names", "[stacks]") {
   // The stacks register their layers only; the table belongs to the Transformer, which may share it.
   const Config c = tiny_with_dropout(0.1f);
   Stacks stacks(c, false, 12);
-  const ParameterList encoder = parameters_of(stacks.encoder), decoder = parameters_of(stacks.decoder);
-  const std::regex encoder_name(R"(layers\.[01]\.(self_attn\.w_[qkvo]|ffn\.linear[12]|norm[12])\.(weight|bias))");
+  const ParameterList encoder = parameters_of(stacks.encoder),
+                      decoder = parameters_of(stacks.decoder);
+  const std::regex encoder_name(
+      R"(layers\.[01]\.(self_attn\.w_[qkvo]|ffn\.linear[12]|norm[12])\.(weight|bias))");
   const std::regex decoder_name(
       R"(layers\.[01]\.((self|cross)_attn\.w_[qkvo]|ffn\.linear[12]|norm[123])\.(weight|bias))");
   for (const ParameterRef& p : encoder) {

@@ -12,7 +12,8 @@
 
 using namespace tfm;
 
-TEST_CASE("write_text_file replaces the file, or names it and the system's reason", "[text_file][bad-input]") {
+TEST_CASE("write_text_file replaces the file, or names it and the system's reason",
+          "[text_file][bad-input]") {
   const testing::TempDir dir("text_file", "write");
   const std::string path = dir.file("out.svg");
   write_text_file(path, "<svg/>\n");

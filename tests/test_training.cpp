@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -72,8 +72,8 @@ std::vector<double> copy_losses(std::uint64_t seed, std::size_t steps, float dro
   Rng batches(seed);
   std::ostringstream progress;
   return train(
-             model, optimizer, [&](std::size_t) { return data.batch(8, batches); }, {}, steps_at(steps, 1e-3f),
-             progress, false)
+             model, optimizer, [&](std::size_t) { return data.batch(8, batches); }, {},
+             steps_at(steps, 1e-3f), progress, false)
       .train_loss;
 }
 
@@ -92,8 +92,8 @@ struct SmallRun {
   }
   TrainingHistory run(const TrainingOptions& options) {
     return train(
-        model, optimizer, [this](std::size_t) { return data.batch(8, batches); }, held_out, options, progress,
-        false);
+        model, optimizer, [this](std::size_t) { return data.batch(8, batches); }, held_out, options,
+        progress, false);
   }
 };
 
@@ -391,8 +391,10 @@ TEST_CASE("training: the held-out loss is recorded at the eval interval and at t
   CHECK(without.held_out_loss.empty());
 }
 
-TEST_CASE("training: the checkpoint callback runs at every multiple of its interval, resumed runs included",
-          "[training]") {
+TEST_CASE(
+    "training: the checkpoint callback runs at every multiple of its interval, resumed runs "
+    "included",
+    "[training]") {
   SmallRun run;
   std::vector<std::size_t> saved_at;
   TrainingOptions options = steps_at(7, 1e-3f);
@@ -434,8 +436,8 @@ TEST_CASE("training: Ctrl-C ends training after the step it interrupts", "[train
     if (++batches == 3) std::raise(SIGINT);  // during step 3: as if the user pressed Ctrl-C
     return run.data.batch(8, run.batches);
   };
-  const TrainingHistory h = train(run.model, run.optimizer, batch, run.held_out, steps_at(10, 1e-3f),
-                                  run.progress, false);
+  const TrainingHistory h = train(run.model, run.optimizer, batch, run.held_out,
+                                  steps_at(10, 1e-3f), run.progress, false);
   CHECK(h.stopped);
   CHECK(h.steps == std::vector<std::size_t>{1, 2, 3});  // step 3 was finished, not thrown away
   CHECK(run.optimizer.steps_taken() == 3);

@@ -8,9 +8,8 @@
 // A parameter is compared through a summary: its L2 norm and 64 entries at fixed pseudo-random
 // indices (tests/fixtures/training/indices.npy); a weight through its change since the start,
 // Δ = w - w0, since a step changes a weight by ~1e-4 of its size.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -18,7 +17,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
 #include <xtensor/xmath.hpp>
 
 #include "fixtures.hpp"
@@ -63,7 +61,8 @@ std::uint32_t bits(std::uint32_t seed, std::size_t i) {
 void set_initial_weights(const ParameterList& params, std::size_t d_model) {
   for (const ParameterRef& p : params) {
     const auto ends_with = [&](const std::string& tail) {
-      return p.name.size() >= tail.size() && p.name.compare(p.name.size() - tail.size(), tail.size(), tail) == 0;
+      return p.name.size() >= tail.size() &&
+             p.name.compare(p.name.size() - tail.size(), tail.size(), tail) == 0;
     };
     double center = 0.0, half = 0.1;
     if (p.shape.size() == 2) {
@@ -85,7 +84,8 @@ void set_initial_weights(const ParameterList& params, std::size_t d_model) {
 // end of every 4th row.
 Batch fixture_batch(std::size_t index) {
   const std::size_t B = 64, L = 40;
-  Batch batch{TokenIds::from_shape({B, L}), TokenIds::from_shape({B, L}), TokenIds::from_shape({B, L})};
+  Batch batch{TokenIds::from_shape({B, L}), TokenIds::from_shape({B, L}),
+              TokenIds::from_shape({B, L})};
   const std::uint32_t src_seed = fnv1a("src." + std::to_string(index));
   const std::uint32_t tgt_seed = fnv1a("tgt." + std::to_string(index));
   const auto draw = [](std::uint32_t seed, std::size_t i) {
@@ -98,7 +98,8 @@ Batch fixture_batch(std::size_t index) {
       batch.tgt_in(b, j) = j == 0 ? 1 : draw(tgt_seed, b * L + j - 1);
     }
     const std::size_t pads = b % 4 == 3 ? b % 13 : 0;
-    for (std::size_t j = L - pads; j < L; ++j) batch.src(b, j) = batch.tgt_in(b, j) = batch.tgt_out(b, j) = kPadId;
+    for (std::size_t j = L - pads; j < L; ++j)
+      batch.src(b, j) = batch.tgt_in(b, j) = batch.tgt_out(b, j) = kPadId;
   }
   return batch;
 }
@@ -137,7 +138,9 @@ class Summaries {
   }
   std::size_t size() const { return row_.size(); }
   bool has(const std::string& name) const { return row_.count(name) > 0; }
-  double norm(const std::string& name) const { return table_.values.at(row_.at(name) * (kSamples + 1)); }
+  double norm(const std::string& name) const {
+    return table_.values.at(row_.at(name) * (kSamples + 1));
+  }
   double entry(const std::string& name, std::size_t j) const {
     return table_.values.at(row_.at(name) * (kSamples + 1) + 1 + j);
   }
@@ -190,7 +193,8 @@ Comparison compare(const ParameterList& params, const Summaries& reference, cons
     const double norm_error = std::abs(std::sqrt(sq) - theirs_norm) /
                               (tol.norm_rtol * theirs_norm + std::sqrt(slack_sq) + 1e-30);
     if (!(norm_error <= c.worst_norm)) c.worst_norm = norm_error, c.norm_at = p.name;
-    const double atol = tol.atol + tol.atol_rms * theirs_norm / std::sqrt(static_cast<double>(p.size));
+    const double atol =
+        tol.atol + tol.atol_rms * theirs_norm / std::sqrt(static_cast<double>(p.size));
     for (std::size_t j = 0; j < kSamples; ++j) {
       const std::size_t at = reference.index(p.name, j);
       const double theirs = reference.entry(p.name, j), ours = v.at(at);
@@ -212,7 +216,9 @@ Comparison compare(const ParameterList& params, const Summaries& reference, cons
 
 // The weights themselves.
 struct Weights {
-  std::vector<double> operator()(const ParameterRef& p) const { return {p.value, p.value + p.size}; }
+  std::vector<double> operator()(const ParameterRef& p) const {
+    return {p.value, p.value + p.size};
+  }
   double slack(const ParameterRef&, std::size_t) const { return 0.0; }
 };
 
@@ -264,8 +270,10 @@ struct Setup {
 
 }  // namespace
 
-TEST_CASE("Training at vowels-small: one step matches PyTorch (logits, loss, every gradient, "
-          "the weights after tfm::train's step)", "[training][parity][threads]") {
+TEST_CASE(
+    "Training at vowels-small: one step matches PyTorch (logits, loss, every gradient, "
+    "the weights after tfm::train's step)",
+    "[training][parity][threads]") {
   Setup s;
   const auto start = snapshot(s.params);
 
@@ -300,9 +308,10 @@ TEST_CASE("Training at vowels-small: one step matches PyTorch (logits, loss, eve
   const double logits_error = testing::max_relative_error(logits, expected_logits, 1e-2);
   const double loss_ref = testing::load_fixture<1>(kDir + "step1.loss")(0);
   const double norm_ref = testing::load_fixture<1>(kDir + "step1.grad_norm")(0);
-  const Comparison grads = compare(s.params, Summaries("step1.grad"), Gradients{}, {1e-5, 1e-4, 0.0, 1e-4});
-  INFO("logits: max |ours - torch| / (|torch| + 1e-2) " << logits_error << ", max |ours - torch| "
-                                                        << xt::amax(xt::abs(logits - expected_logits))());
+  const Comparison grads =
+      compare(s.params, Summaries("step1.grad"), Gradients{}, {1e-5, 1e-4, 0.0, 1e-4});
+  INFO("logits: max |ours - torch| / (|torch| + 1e-2) "
+       << logits_error << ", max |ours - torch| " << xt::amax(xt::abs(logits - expected_logits))());
   INFO("loss " << loss << ", PyTorch " << loss_ref);
   INFO("gradient norm " << gradient_norm(s.params) << ", PyTorch " << norm_ref);
   INFO("gradients: " << grads.describe());
@@ -315,7 +324,8 @@ TEST_CASE("Training at vowels-small: one step matches PyTorch (logits, loss, eve
   // The first step of tfm::train itself (it repeats the forward and backward, clips, steps Adam).
   Adam optimizer(s.params, AdamOptions::paper());
   std::ostringstream progress;
-  const TrainingHistory history = train(s.model, optimizer, fixture_batch, {}, options, progress, false);
+  const TrainingHistory history =
+      train(s.model, optimizer, fixture_batch, {}, options, progress, false);
   REQUIRE(history.train_loss.size() == 1);
   CHECK(history.train_loss[0] == loss);
   // Adam's first step moves every entry by rate g / (|g| + eps), about +-rate = 2e-5 (rate of
@@ -326,7 +336,8 @@ TEST_CASE("Training at vowels-small: one step matches PyTorch (logits, loss, eve
   // the bias corrections by 29 %, at another step's rate by 100 %, an entry whose gradient has the
   // wrong sign by 200 %.
   const double rate = options.schedule.at(1);
-  const Comparison update = compare(s.params, Summaries("step1.update"), Changes{start}, {1e-3, 1e-3, 1e-3 * rate});
+  const Comparison update =
+      compare(s.params, Summaries("step1.update"), Changes{start}, {1e-3, 1e-3, 1e-3 * rate});
   INFO("learning rate " << rate << "; the change of the weights: " << update.describe());
   CHECK(update.worst_norm <= 1.0);
   CHECK(update.worst_entry <= 1.0);
@@ -339,7 +350,8 @@ TEST_CASE("Training at vowels-small: 10 steps of tfm::train follow PyTorch's tra
   const TrainingOptions options = options_for(s.config, 10);
   Adam optimizer(s.params, AdamOptions::paper());
   std::ostringstream progress;
-  const TrainingHistory history = train(s.model, optimizer, fixture_batch, {}, options, progress, false);
+  const TrainingHistory history =
+      train(s.model, optimizer, fixture_batch, {}, options, progress, false);
 
   // Tolerances. The losses to 1e-6 relative (measured 1.3e-7 at worst: on the warm-up the rates
   // are small, 2e-5 ... 2e-4, and the float32 and float64 runs stay within float32's rounding of
@@ -362,9 +374,10 @@ TEST_CASE("Training at vowels-small: 10 steps of tfm::train follow PyTorch's tra
   }
   double rates = 0.0;
   for (std::size_t step = 1; step <= 10; ++step) rates += options.schedule.at(step);
-  const Comparison update = compare(s.params, Summaries("trajectory.update"), Changes{start}, {1e-3, 1e-2, 1e-2 * rates});
-  INFO("worst loss error " << worst_loss << "; the change of the weights after 10 steps: "
-                           << update.describe());
+  const Comparison update =
+      compare(s.params, Summaries("trajectory.update"), Changes{start}, {1e-3, 1e-2, 1e-2 * rates});
+  INFO("worst loss error " << worst_loss
+                           << "; the change of the weights after 10 steps: " << update.describe());
   CHECK(update.worst_norm <= 1.0);
   CHECK(update.worst_entry <= 1.0);
 }

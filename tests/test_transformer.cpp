@@ -1,8 +1,7 @@
 // The whole model against its PyTorch twin (tools/reference_transformer.py): logits, loss and the
 // gradient of every named parameter, on a padded batch, for two variants of the configuration.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -32,7 +31,8 @@ Config fixture_config(const std::string& variant) {
 TokenIds fixture_ids(const std::string& name) {
   const Tensor2 values = testing::load_fixture<2>(name);
   TokenIds ids = TokenIds::from_shape(values.shape());
-  for (std::size_t i = 0; i < values.size(); ++i) ids.data()[i] = static_cast<std::int32_t>(values.data()[i]);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    ids.data()[i] = static_cast<std::int32_t>(values.data()[i]);
   return ids;
 }
 
@@ -63,7 +63,8 @@ TEST_CASE("Transformer: logits, loss and every gradient match PyTorch", "[transf
     // come out as float rounding noise (~2e-9), so every entry must satisfy
     // |ours - torch| <= 1e-4 * (|torch| + 1e-3 * max|grad|): allclose with rtol 1e-4 and an atol of
     // 1e-7 of the largest gradient entry of the model.
-    CHECK(testing::max_relative_error(logits, testing::load_fixture<3>(dir + "logits"), 1e-5) < 1e-4);
+    CHECK(testing::max_relative_error(logits, testing::load_fixture<3>(dir + "logits"), 1e-5) <
+          1e-4);
     CHECK(loss == Approx(testing::load_fixture<1>(dir + "loss")(0)).epsilon(1e-5));
     std::vector<xt::xarray<float>> expected_grads;
     double scale = 0;
@@ -187,7 +188,8 @@ TEST_CASE("Transformer: gradients of every parameter group agree with finite dif
     model.backward(probe);
     auto loss = [&] { return testing::dot_loss(model.forward(b.src, b.tgt_in), probe); };
     for (const ParameterRef& p : params) {
-      const auto rep = testing::check_gradient_extrapolated(p.value, p.grad, p.size, loss, eps, atol, 7);
+      const auto rep =
+          testing::check_gradient_extrapolated(p.value, p.grad, p.size, loss, eps, atol, 7);
       INFO(rep.describe(p.name));
       CHECK(rep.worst < tol);
     }
@@ -206,12 +208,13 @@ TEST_CASE("Transformer: dropout is reproducible in training and off in evaluatio
   REQUIRE(pa.size() == poff.size());
   bool same_weights = true;
   for (std::size_t i = 0; i < pa.size(); ++i)
-    same_weights = same_weights && std::equal(pa.refs()[i].value, pa.refs()[i].value + pa.refs()[i].size,
-                                              poff.refs()[i].value);
+    same_weights =
+        same_weights && std::equal(pa.refs()[i].value, pa.refs()[i].value + pa.refs()[i].size,
+                                   poff.refs()[i].value);
   CHECK(same_weights);
 
   const Tensor3 first = a.forward(b.src, b.tgt_in);
-  CHECK(testing::same(first, again.forward(b.src, b.tgt_in)));  // training, same seed: identical
+  CHECK(testing::same(first, again.forward(b.src, b.tgt_in)));    // training, same seed: identical
   CHECK_FALSE(testing::same(first, a.forward(b.src, b.tgt_in)));  // the next step: new masks
   CHECK_FALSE(testing::same(first, off.forward(b.src, b.tgt_in)));
   a.set_training(false);
@@ -232,13 +235,15 @@ TEST_CASE("Transformer: a later target token never changes an earlier output (ca
   const Tensor3 before = model.forward(src, tgt);
   for (std::size_t k = 0; k < 6; ++k) {
     TokenIds changed = tgt;
-    changed(0, k) = 1 + (changed(0, k) % static_cast<std::int32_t>(c.tgt_vocab_size - 1));  // another id
+    changed(0, k) =
+        1 + (changed(0, k) % static_cast<std::int32_t>(c.tgt_vocab_size - 1));  // another id
     REQUIRE(changed(0, k) != tgt(0, k));
     const Tensor3 after = model.forward(src, changed);
     for (std::size_t b = 0; b < 2; ++b)
       for (std::size_t i = 0; i < 6; ++i) {
         bool equal = true;
-        for (std::size_t v = 0; v < c.tgt_vocab_size; ++v) equal = equal && after(b, i, v) == before(b, i, v);
+        for (std::size_t v = 0; v < c.tgt_vocab_size; ++v)
+          equal = equal && after(b, i, v) == before(b, i, v);
         INFO("changed token " << k << ", sentence " << b << ", position " << i);
         CHECK(equal == (b == 1 || i < k));
       }
@@ -273,7 +278,9 @@ TEST_CASE("Transformer: padding gets no attention weight anywhere", "[transforme
     return all_zero && some_blocked;
   };
   auto source_pad = [&](std::size_t, std::size_t j) { return b.src(1, j) == kPadId; };
-  auto target_pad_or_future = [&](std::size_t i, std::size_t j) { return b.tgt_in(1, j) == kPadId || j > i; };
+  auto target_pad_or_future = [&](std::size_t i, std::size_t j) {
+    return b.tgt_in(1, j) == kPadId || j > i;
+  };
   for (std::size_t l = 0; l < c.n_encoder_layers; ++l) {
     INFO("encoder layer " << l);
     CHECK(zero_on(model.encoder.layers[l].self_attn.attention_weights(), 1, source_pad));
@@ -285,7 +292,8 @@ TEST_CASE("Transformer: padding gets no attention weight anywhere", "[transforme
   }
 }
 
-TEST_CASE("Transformer: parameter counts equal the formulas and PyTorch's", "[transformer][params]") {
+TEST_CASE("Transformer: parameter counts equal the formulas and PyTorch's",
+          "[transformer][params]") {
   // PyTorch's counts: tools/reference_transformer.py, sum(p.numel() for p in model.parameters())
   // with each preset's settings (csdn, 54,388,496, is checked with reference 000's test above).
   //  - vowels: 5,542,685, the figure reference 002's model has with its 29-symbol vocabulary
@@ -356,11 +364,13 @@ TEST_CASE("Transformer: parameter names are unique and follow the state_dict pat
       CHECK(names.count("encoder.layers.0.self_attn.w_q.bias") == (c.attention_bias ? 1u : 0u));
       CHECK(names.count("decoder.layers.0.ffn.linear1.bias") == (c.linear_bias ? 1u : 0u));
       CHECK(names.count("generator.bias") == (c.linear_bias ? 1u : 0u));
-      const std::size_t per_linear_attn = c.attention_bias ? 2 : 1, per_linear = c.linear_bias ? 2 : 1;
+      const std::size_t per_linear_attn = c.attention_bias ? 2 : 1,
+                        per_linear = c.linear_bias ? 2 : 1;
       const std::size_t encoder_names = 4 * per_linear_attn + 2 * per_linear + 4;
       const std::size_t decoder_names = 8 * per_linear_attn + 2 * per_linear + 6;
       CHECK(params.size() == (shared ? 1 : 2) + 3 * encoder_names + 2 * decoder_names + per_linear);
-      CHECK(params.at("generator.weight").shape == std::vector<std::size_t>{c.tgt_vocab_size, c.d_model});
+      CHECK(params.at("generator.weight").shape ==
+            std::vector<std::size_t>{c.tgt_vocab_size, c.d_model});
     }
   }
 }

@@ -5,7 +5,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
 #include <xtensor/xview.hpp>
 
 #include "tfm/model/transformer.hpp"
@@ -37,7 +36,8 @@ SplitVerses verses() {
 }
 }  // namespace
 
-TEST_CASE("TranslationData: one vocabulary for both languages, either direction", "[translation_data]") {
+TEST_CASE("TranslationData: one vocabulary for both languages, either direction",
+          "[translation_data]") {
   const TranslationData data(verses(), Direction::kSpanishToEnglish, 200, 100);
   // Every merge these 16 words allow, fewer than 200 symbols, and the 4 reserved ids.
   CHECK(data.vocabulary().size() == data.tokenizer().symbols().size() + 4);
@@ -61,7 +61,8 @@ TEST_CASE("TranslationData: one vocabulary for both languages, either direction"
   CHECK_THROWS_WITH(data.encode_sources({"la", "  "}), "text 2 has nothing to translate");
 }
 
-TEST_CASE("training batches: within the token budget, every pair once an epoch, reproducible", "[translation_data]") {
+TEST_CASE("training batches: within the token budget, every pair once an epoch, reproducible",
+          "[translation_data]") {
   const TranslationData data(verses(), Direction::kSpanishToEnglish, 60, 100);
   const std::size_t budget = 400, pairs = data.pairs(Part::kTrain).size();
   std::multiset<std::vector<std::int32_t>> dealt;
@@ -82,16 +83,22 @@ TEST_CASE("training batches: within the token budget, every pair once an epoch, 
   for (const EncodedPair& p : data.pairs(Part::kTrain)) all.insert(p.source);
   CHECK(dealt == all);
   // Batch 5 is batch 5, asked first, after others, or in the next epoch's order.
-  const auto same = [](const tfm::TokenIds& a, const tfm::TokenIds& b) { return a.shape() == b.shape() && a == b; };
-  const tfm::Batch again = TranslationData(verses(), Direction::kSpanishToEnglish, 60, 100).training_batch(5, budget, 7);
+  const auto same = [](const tfm::TokenIds& a, const tfm::TokenIds& b) {
+    return a.shape() == b.shape() && a == b;
+  };
+  const tfm::Batch again =
+      TranslationData(verses(), Direction::kSpanishToEnglish, 60, 100).training_batch(5, budget, 7);
   CHECK(same(again.src, data.training_batch(5, budget, 7).src));
   CHECK(data.training_batch(index + 3, budget, 7).src.shape(0) > 0);  // epoch 2
   CHECK(same(data.training_batch(5, budget, 7).src, again.src));
-  CHECK_FALSE(same(data.training_batch(5, budget, 8).src, again.src));  // another seed, another order
-  CHECK_THROWS_WITH(data.training_batch(0, 50, 7), "a batch of 50 tokens cannot hold a pair of 100 tokens (+ <bos>/<eos>)");
+  CHECK_FALSE(
+      same(data.training_batch(5, budget, 8).src, again.src));  // another seed, another order
+  CHECK_THROWS_WITH(data.training_batch(0, 50, 7),
+                    "a batch of 50 tokens cannot hold a pair of 100 tokens (+ <bos>/<eos>)");
 }
 
-TEST_CASE("training leaves out pairs longer than the limit, tests keep every verse", "[translation_data]") {
+TEST_CASE("training leaves out pairs longer than the limit, tests keep every verse",
+          "[translation_data]") {
   const TranslationData data(verses(), Direction::kSpanishToEnglish, 60, 20);
   for (const EncodedPair& p : data.pairs(Part::kTrain)) CHECK(p.source.size() <= 20);
   CHECK(data.pairs(Part::kTrain).size() < data.verses(Part::kTrain).size());

@@ -25,7 +25,8 @@ Tokens words(const std::string& s) {
 
 TEST_CASE("tokenize_13a splits punctuation as mteval-v13a does", "[bleu]") {
   CHECK(tokenize_13a("Hello, world.") == Tokens{"Hello", ",", "world", "."});
-  CHECK(tokenize_13a("3,000.50 and 1-2 verses") == Tokens{"3,000.50", "and", "1", "-", "2", "verses"});
+  CHECK(tokenize_13a("3,000.50 and 1-2 verses") ==
+        Tokens{"3,000.50", "and", "1", "-", "2", "verses"});
   CHECK(tokenize_13a("don't U.S.A.") == Tokens{"don't", "U", ".", "S", ".", "A", "."});
   CHECK(tokenize_13a("(God’s) \"Son\"; $5 &amp; more") ==
         Tokens{"(", "God’s", ")", "\"", "Son", "\"", ";", "$", "5", "&", "more"});
@@ -38,12 +39,16 @@ TEST_CASE("tokenize_13a splits punctuation as mteval-v13a does", "[bleu]") {
 TEST_CASE("corpus BLEU by hand: clipping, smoothing and the brevity penalty", "[bleu]") {
   // 7 x "the" against a reference with 2: p1 = 2/7; no bigram, trigram or 4-gram matches, so
   // sacreBLEU's exp smoothing makes them 1/(2*6), 1/(4*5), 1/(8*4); c = 7 >= r = 6: BP = 1.
-  const BleuScore clipped = bleu_score(bleu_statistics(words("the the the the the the the"), words("the cat is on the mat")));
+  const BleuScore clipped = bleu_score(
+      bleu_statistics(words("the the the the the the the"), words("the cat is on the mat")));
   CHECK(clipped.precisions[0] == Approx(100.0 * 2 / 7));
   CHECK(clipped.precisions[1] == Approx(100.0 / 12));
-  CHECK(clipped.bleu == Approx(std::pow(100.0 * 2 / 7 * 100.0 / 12 * 100.0 / 20 * 100.0 / 32, 0.25)));
-  CHECK(bleu_score(bleu_statistics(words("the the the the the the the"), words("the cat is on the mat")),
-                   BleuSmoothing::kNone).bleu == 0.0);
+  CHECK(clipped.bleu ==
+        Approx(std::pow(100.0 * 2 / 7 * 100.0 / 12 * 100.0 / 20 * 100.0 / 32, 0.25)));
+  CHECK(bleu_score(
+            bleu_statistics(words("the the the the the the the"), words("the cat is on the mat")),
+            BleuSmoothing::kNone)
+            .bleu == 0.0);
   // All n-grams right but 3 tokens of 5: BP = exp(1 - 5/3).
   const BleuScore brief = bleu_score(bleu_statistics(words("a b c d"), words("a b c d e f")));
   CHECK(brief.precisions == std::array<double, 4>{100, 100, 100, 100});
@@ -58,7 +63,8 @@ TEST_CASE("corpus BLEU by hand: clipping, smoothing and the brevity penalty", "[
   CHECK(corpus.precisions[1] == Approx(100.0 * 3 / 4));
   CHECK(corpus.precisions[3] == Approx(100.0 * 1 / 1));
   CHECK(corpus.bleu == Approx(100.0 * std::pow(5.0 / 6 * 3.0 / 4, 0.25)));
-  CHECK(corpus.to_string() == "88.91 83.3/75.0/100.0/100.0 (BP = 1.000 ratio = 1.000 hyp_len = 6 ref_len = 6)");
+  CHECK(corpus.to_string() ==
+        "88.91 83.3/75.0/100.0/100.0 (BP = 1.000 ratio = 1.000 hyp_len = 6 ref_len = 6)");
 }
 
 // NLTK divides by max(1, n-grams of the output) per sentence: an output shorter than n tokens
@@ -75,7 +81,8 @@ TEST_CASE("corpus BLEU equals NLTK's corpus_bleu on the same tokens", "[bleu]") 
       total = BleuStatistics{};
     } else if (line.rfind("bleu ", 0) == 0) {
       INFO(name);
-      CHECK(bleu_score(total, BleuSmoothing::kNone).bleu == Approx(std::stod(line.substr(5))).margin(1e-9));
+      CHECK(bleu_score(total, BleuSmoothing::kNone).bleu ==
+            Approx(std::stod(line.substr(5))).margin(1e-9));
       ++cases;
     } else if (const auto tab = line.find('\t'); tab != std::string::npos) {
       const Tokens output = words(line.substr(0, tab));
@@ -94,7 +101,8 @@ TEST_CASE("corpus chrF by hand", "[bleu]") {
   CHECK(corpus_chrf({"abc"}, {"abd"}) == Approx(100.0 * p));
   // Recall weighs 4 times as much as precision (beta = 2): a short output loses more.
   const double precision = 1.0, recall = (2.0 / 4 + 1.0 / 3) / 2;
-  CHECK(corpus_chrf({"ab"}, {"abcd"}) == Approx(100.0 * 5 * precision * recall / (4 * precision + recall)));
+  CHECK(corpus_chrf({"ab"}, {"abcd"}) ==
+        Approx(100.0 * 5 * precision * recall / (4 * precision + recall)));
   CHECK(corpus_chrf({"x"}, {"y"}) == 0.0);
 }
 

@@ -11,12 +11,15 @@ using namespace translate;
 namespace {
 // A chapter whose verse v has `lengths[v]` characters in both languages, English moved by
 // `shift` verses (English verse v holds the text of Spanish verse v - shift).
-std::vector<ParallelVerse> chapter(const std::string& book, int number, const std::vector<int>& lengths, int shift = 0) {
+std::vector<ParallelVerse> chapter(const std::string& book, int number,
+                                   const std::vector<int>& lengths, int shift = 0) {
   std::vector<ParallelVerse> verses;
   for (std::size_t v = 0; v < lengths.size(); ++v) {
     ParallelVerse verse{{book, number, static_cast<int>(v + 1)}, std::string(lengths[v], 'e'), ""};
     const long from = static_cast<long>(v) - shift;
-    verse.english = from >= 0 && from < static_cast<long>(lengths.size()) ? std::string(lengths[from], 'n') : "";
+    verse.english = from >= 0 && from < static_cast<long>(lengths.size())
+                        ? std::string(lengths[from], 'n')
+                        : "";
     verses.push_back(verse);
   }
   return verses;
@@ -38,7 +41,8 @@ TEST_CASE("align_verses keeps verses that agree and drops missing ones", "[align
   CHECK(aligned.pairs[2].ref.osis() == "Gen.1.4");
 }
 
-TEST_CASE("a chapter numbered one verse off is found by its lengths and dropped whole", "[alignment]") {
+TEST_CASE("a chapter numbered one verse off is found by its lengths and dropped whole",
+          "[alignment]") {
   std::vector<ParallelVerse> verses = chapter("Gen", 1, kLengths);
   const std::vector<ParallelVerse> shifted = chapter("Jonah", 2, kLengths, 1);
   verses.insert(verses.end(), shifted.begin(), shifted.end());
@@ -51,7 +55,8 @@ TEST_CASE("a chapter numbered one verse off is found by its lengths and dropped 
   CHECK(length_agreement(shifted, 1).mean_abs_log_ratio == Approx(0.0));
   // Five verses off is found too; a chapter that agrees poorly but no better shifted is kept
   // (short verses of similar lengths, as in many psalms), and so is a short chapter.
-  CHECK(align_verses(chapter("Job", 40, {40, 120, 60, 200, 80, 30, 150, 90, 45, 170, 60, 110, 35, 140}, 5))
+  CHECK(align_verses(
+            chapter("Job", 40, {40, 120, 60, 200, 80, 30, 150, 90, 45, 170, 60, 110, 35, 140}, 5))
             .report.shifted_chapters.size() == 1);
   CHECK(align_verses(chapter("Ps", 117, {40, 120}, 1)).report.shifted_chapters.empty());
 }

@@ -16,9 +16,9 @@ TEST_CASE("fnv1a is FNV-1a 64", "[split]") {
 }
 
 TEST_CASE("part_of puts a verse by its reference, and the held-out book whole", "[split]") {
-  CHECK(part_of({"John", 3, 16}) == Part::kTrain);  // hash % 100 = 88
-  CHECK(part_of({"John", 3, 5}) == Part::kDev);     // 94
-  CHECK(part_of({"John", 1, 12}) == Part::kTest);   // 98
+  CHECK(part_of({"John", 3, 16}) == Part::kTrain);       // hash % 100 = 88
+  CHECK(part_of({"John", 3, 5}) == Part::kDev);          // 94
+  CHECK(part_of({"John", 1, 12}) == Part::kTest);        // 98
   CHECK(part_of({"Ruth", 1, 1}) == Part::kHeldOutBook);  // 88, but in the book
   CHECK(part_of({"Ruth", 1, 1}, "Esth") == Part::kTrain);
   CHECK(std::string(part_name(Part::kHeldOutBook)) == "book");

@@ -202,16 +202,22 @@ TEST_CASE("Vocabulary: a malformed file gives a clear error", "[vocabulary]") {
                     Contains("it is a directory"));
 }
 
-TEST_CASE("Vocabulary: parse reads the text load reads, with the same errors", "[vocabulary][bad-input]") {
+TEST_CASE("Vocabulary: parse reads the text load reads, with the same errors",
+          "[vocabulary][bad-input]") {
   const std::string words = "# tfm vocabulary v1 words\n<pad>\n<bos>\n<eos>\n<unk>\nhello\nw\n";
   CHECK(Vocabulary::parse(words, "v.txt") == Vocabulary(Tokenization::kWords, {"hello", "w"}));
-  CHECK_THROWS_WITH(Vocabulary::parse(words + "w\\sx\n", "v.txt"),
-                    Contains("vocabulary file 'v.txt', line 8: the word 'w x' contains whitespace"));
+  CHECK_THROWS_WITH(
+      Vocabulary::parse(words + "w\\sx\n", "v.txt"),
+      Contains("vocabulary file 'v.txt', line 8: the word 'w x' contains whitespace"));
   CHECK_THROWS_WITH(Vocabulary::parse("", "v.txt"), Contains("vocabulary file 'v.txt' is empty"));
-  CHECK_THROWS_WITH(Vocabulary::parse("# tfm vocabulary v1 characters\n<pad>\n<bos>\n<eos>\n<unk>\n\\x4\n", "v.txt"),
-                    Contains("vocabulary file 'v.txt', line 6: unknown escape '\\x'"));
+  CHECK_THROWS_WITH(
+      Vocabulary::parse("# tfm vocabulary v1 characters\n<pad>\n<bos>\n<eos>\n<unk>\n\\x4\n",
+                        "v.txt"),
+      Contains("vocabulary file 'v.txt', line 6: unknown escape '\\x'"));
   // A NUL byte and a lone UTF-8 lead byte are one-byte "characters": kept, escaped on saving.
-  const Vocabulary bytes = Vocabulary::parse(std::string("# tfm vocabulary v1 characters\n<pad>\n<bos>\n<eos>\n<unk>\n\\x00\n\xC3\n"), "b");
+  const Vocabulary bytes = Vocabulary::parse(
+      std::string("# tfm vocabulary v1 characters\n<pad>\n<bos>\n<eos>\n<unk>\n\\x00\n\xC3\n"),
+      "b");
   CHECK(bytes.size() == 6);
   CHECK(bytes.symbol(4) == std::string(1, '\0'));
 }

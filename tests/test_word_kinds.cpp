@@ -20,12 +20,12 @@ TEST_CASE("word kinds: word_kinds tells seen, unseen and cut words apart", "[wor
   using K = WordKind;
   // "e" ends a word that began before the window, "th" one that goes on after it.
   CHECK(word_kinds("e cat saw th", true, true, training_words) ==
-        std::vector<K>{K::kCut, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen, K::kUnseen,
-                       K::kUnseen, K::kSeen, K::kCut, K::kCut});
+        std::vector<K>{K::kCut, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen,
+                       K::kUnseen, K::kUnseen, K::kSeen, K::kCut, K::kCut});
   // The same window at the start and the end of its text: nothing is cut.
   CHECK(word_kinds("e cat saw th", false, false, training_words) ==
-        std::vector<K>{K::kUnseen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen, K::kUnseen,
-                       K::kUnseen, K::kSeen, K::kUnseen, K::kUnseen});
+        std::vector<K>{K::kUnseen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen,
+                       K::kUnseen, K::kUnseen, K::kSeen, K::kUnseen, K::kUnseen});
   // A window that starts or ends with a space cuts no word, whatever lies beyond it.
   CHECK(word_kinds(" cat ", true, true, training_words) ==
         std::vector<K>{K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kSeen});
@@ -36,9 +36,10 @@ TEST_CASE("word kinds: WordKindScore counts the vowels of each kind of word", "[
   WordKindScore score;
   CHECK(score.share_of(K::kSeen) == 0.0);  // nothing counted yet: 0, not a division by zero
   // "the" seen and right; "dog" unseen and wrong.
-  score.add("th* d*g", "the dig", "the dog", {K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen, K::kUnseen, K::kUnseen});
+  score.add("th* d*g", "the dig", "the dog",
+            {K::kSeen, K::kSeen, K::kSeen, K::kSeen, K::kUnseen, K::kUnseen, K::kUnseen});
   score.add("th*", "tha", "the", {K::kSeen, K::kSeen, K::kSeen});  // seen, wrong
-  score.add("*", "", "a", {K::kCut});                               // cut, and missing: wrong
+  score.add("*", "", "a", {K::kCut});                              // cut, and missing: wrong
   CHECK(score.total() == 4);
   CHECK(score.vowels == std::array<std::size_t, kWordKinds>{2, 1, 1});
   CHECK(score.correct == std::array<std::size_t, kWordKinds>{1, 0, 0});
@@ -62,9 +63,15 @@ TEST_CASE("word kinds: the table gives each kind's share and accuracy, and the s
   r.rule.vowels = {60, 25, 15};
   r.rule.correct = {52, 15, 8};
   const std::string text = word_kinds_text(r);
-  CHECK_THAT(text, Contains("in a word of the training text, whole       0.600      0.9500          0.8667\n"));
-  CHECK_THAT(text, Contains("in a word never seen in training, whole     0.250      0.6000          0.6000\n"));
-  CHECK_THAT(text, Contains("in a word cut by the window's edge          0.150      0.5333          0.5333\n"));
+  CHECK_THAT(
+      text,
+      Contains("in a word of the training text, whole       0.600      0.9500          0.8667\n"));
+  CHECK_THAT(
+      text,
+      Contains("in a word never seen in training, whole     0.250      0.6000          0.6000\n"));
+  CHECK_THAT(
+      text,
+      Contains("in a word cut by the window's edge          0.150      0.5333          0.5333\n"));
   // 80 right, 3 more if every seen vowel were: 0.83; the rule 75 + 8.
   CHECK_THAT(text, Contains("restore 0.8300 of the hidden vowels (the 3-letter rule 0.8300)"));
 }

@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
                            "batch, heads, len_q, len_k");
     tfm::trace::write_step("Config", "feed-forward hidden", "h", shape({B, S, config.d_ff}),
                            "batch, src_len, d_ff");
-    tfm::trace::write_step("Config", "output logits", "logits", shape({B, T, config.tgt_vocab_size}),
-                           "batch, tgt_len, tgt_vocab");
+    tfm::trace::write_step("Config", "output logits", "logits",
+                           shape({B, T, config.tgt_vocab_size}), "batch, tgt_len, tgt_vocab");
 
     // [parameter table]
     std::cout << "\nParameters\n";

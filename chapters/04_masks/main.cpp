@@ -19,13 +19,16 @@ namespace {
 constexpr tfm::trace::Component traced_tokens("Tokens");
 constexpr tfm::trace::Component traced_mask("Mask");
 
-std::string token(std::int32_t id) { return id == tfm::kPadId ? "pad" : std::to_string(id); }
+std::string token(std::int32_t id) {
+  return id == tfm::kPadId ? "pad" : std::to_string(id);
+}
 
 // Prints mask[b] as a 0/1 grid for every sentence b: one row per query token, one column per key token.
 void print_mask(const std::string& name, const tfm::Mask& mask, const tfm::TokenIds& queries,
                 const tfm::TokenIds& keys) {
   for (std::size_t b = 0; b < mask.shape(0); ++b) {
-    std::printf("%s, sentence %zu (rows: query tokens, columns: key tokens)\n%12s", name.c_str(), b, "");
+    std::printf("%s, sentence %zu (rows: query tokens, columns: key tokens)\n%12s", name.c_str(), b,
+                "");
     for (std::size_t j = 0; j < mask.shape(2); ++j) std::printf("%5s", token(keys(b, j)).c_str());
     std::printf("\n");
     for (std::size_t i = 0; i < mask.shape(1); ++i) {
@@ -41,8 +44,9 @@ void print_mask(const std::string& name, const tfm::Mask& mask, const tfm::Token
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {
-    tfm::CommandLine cli("ch04_masks", "Chapter 04: padding masks, the subsequent (causal) mask, and "
-                                       "the masks of the encoder, the decoder and cross-attention.");
+    tfm::CommandLine cli("ch04_masks",
+                         "Chapter 04: padding masks, the subsequent (causal) mask, and "
+                         "the masks of the encoder, the decoder and cross-attention.");
     cli.option("--query", "I", "the target position whose row of scores is masked at the end", "1")
         .option("--fill", "X", "what a blocked score becomes before the softmax (e.g. -inf)",
                 "-1e9");

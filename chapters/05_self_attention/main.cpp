@@ -129,9 +129,10 @@ int main(int argc, char** argv) {
     std::printf("\n");
     print_weights("Weights without a mask", attention.weights(), 0, 0);
     print_sharpness(q, k, attention.weights());
-    std::printf("With Q = K, a token's most similar key is usually itself: the diagonal is heavy.\n"
-                "That is why chapter 06 gives queries and keys their own learned projections.\n"
-                "The padding token P still receives weight: nothing has told attention it is empty.\n\n");
+    std::printf(
+        "With Q = K, a token's most similar key is usually itself: the diagonal is heavy.\n"
+        "That is why chapter 06 gives queries and keys their own learned projections.\n"
+        "The padding token P still receives weight: nothing has told attention it is empty.\n\n");
 
     // [padding mask]
     const tfm::Mask pad_mask = tfm::padding_mask(kSentence, /*len_q=*/L);
@@ -154,9 +155,10 @@ int main(int argc, char** argv) {
     // [causal mask]
     std::printf("\n");
     print_weights("Weights with the causal mask", attention.weights(), 0, 0);
-    std::printf("Row i spreads its weight over keys 0..i only; the first token can only see itself.\n"
-                "The query P may not see itself (it is padding), but its row is not empty, so it\n"
-                "still averages the real tokens before it.\n");
+    std::printf(
+        "Row i spreads its weight over keys 0..i only; the first token can only see itself.\n"
+        "The query P may not see itself (it is padding), but its row is not empty, so it\n"
+        "still averages the real tokens before it.\n");
     write_weights_svg(cli.value("--svg"),
                       {padding_weights, tfm::attention_head(attention.weights(), 0, 0)},
                       {"padding mask", "padding and causal mask"});
@@ -194,7 +196,8 @@ int main(int argc, char** argv) {
       return sum;
     };
     const float eps = 1e-2f;
-    std::printf("\nOne entry of each gradient against a finite difference (L(x+eps) - L(x-eps)) / 2eps:\n");
+    std::printf(
+        "\nOne entry of each gradient against a finite difference (L(x+eps) - L(x-eps)) / 2eps:\n");
     const std::size_t i = L - 2, j = 1;  // an entry of token "ein" (query or key), head 0
     for (const char which : {'q', 'k', 'v'}) {
       tfm::Tensor4 plus_q = q, plus_k = k, plus_v = v, minus_q = q, minus_k = k, minus_v = v;
@@ -204,7 +207,9 @@ int main(int argc, char** argv) {
       minus(0, 0, i, j) -= eps;
       const double numeric =
           (loss(plus_q, plus_k, plus_v) - loss(minus_q, minus_k, minus_v)) / (2.0 * double(eps));
-      const tfm::Tensor4& analytic = which == 'q' ? grads.query : which == 'k' ? grads.key : grads.value;
+      const tfm::Tensor4& analytic = which == 'q'   ? grads.query
+                                     : which == 'k' ? grads.key
+                                                    : grads.value;
       std::printf("  d%c[0, 0, %zu, %zu]   backward %+.5f   finite difference %+.5f\n", which, i, j,
                   double(analytic(0, 0, i, j)), numeric);
     }

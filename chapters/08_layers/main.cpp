@@ -54,8 +54,9 @@ void print_row_statistics(const char* what, const tfm::Tensor3& y) {
     min_std = std::min(min_std, std_dev);
     max_std = std::max(max_std, std_dev);
   }
-  std::printf("%s: every row has mean 0 (largest |mean| %.1e) and standard deviation %.5f .. %.5f\n",
-              what, worst_mean, min_std, max_std);
+  std::printf(
+      "%s: every row has mean 0 (largest |mean| %.1e) and standard deviation %.5f .. %.5f\n", what,
+      worst_mean, min_std, max_std);
 }
 
 }  // namespace
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
                          "Chapter 08: one encoder layer and one decoder layer, forward and "
                          "backward, with the shape of every step.");
     cli.config_options("nlp-tutorial")
-        .option("--seed", "N", "seed of the weights, the dropout masks and the stand-in vectors", "0");
+        .option("--seed", "N", "seed of the weights, the dropout masks and the stand-in vectors",
+                "0");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t d = config.d_model;
@@ -113,7 +115,8 @@ int main(int argc, char** argv) {
     std::printf("\n");
     print_row_statistics("Encoder layer output", memory);
     print_row_statistics("Decoder layer output", output);
-    std::printf("(post-norm: each layer ends in a LayerNorm, weight 1 and bias 0 before training)\n");
+    std::printf(
+        "(post-norm: each layer ends in a LayerNorm, weight 1 and bias 0 before training)\n");
 
     // [run backward]
     // Backward from a stand-in upstream gradient dL/d(output) from N(0, 1) (a gradient of ones
@@ -129,8 +132,10 @@ int main(int argc, char** argv) {
       {
         tfm::trace::Scope scope("DecoderLayer backward");
         decoder_grads = decoder_layer.backward(d_output);
-        traced_chapter(decoder_grads.x, "gradient of the decoder input", "d_y", "batch, tgt_len, d_model");
-        traced_chapter(decoder_grads.memory, "gradient of the encoder output", "d_memory", "batch, src_len, d_model");
+        traced_chapter(decoder_grads.x, "gradient of the decoder input", "d_y",
+                       "batch, tgt_len, d_model");
+        traced_chapter(decoder_grads.memory, "gradient of the encoder output", "d_memory",
+                       "batch, src_len, d_model");
       }
       tfm::trace::Scope scope("EncoderLayer backward (upstream gradient: d_memory)");
       dx = encoder_layer.backward(decoder_grads.memory);

@@ -55,7 +55,8 @@ std::string rows_with_gradient(const tfm::Embedding& table, const tfm::Vocabular
   std::string out;
   for (std::size_t v = 0; v < table.vocab_size(); ++v) {
     bool nonzero = false;
-    for (std::size_t j = 0; j < table.d_model(); ++j) nonzero = nonzero || table.weight.grad(v, j) != 0.0f;
+    for (std::size_t j = 0; j < table.d_model(); ++j)
+      nonzero = nonzero || table.weight.grad(v, j) != 0.0f;
     if (nonzero) out += " " + vocabulary.symbol(static_cast<std::int32_t>(v));
   }
   return out;
@@ -69,7 +70,8 @@ int main(int argc, char** argv) {
                          "Chapter 09: the encoder and decoder stacks on nlp-tutorial's sentence "
                          "pairs, forward and backward, with the shape of every step.");
     cli.config_options("nlp-tutorial")
-        .option("--seed", "N", "seed of the weights, the dropout masks and the upstream gradient", "0");
+        .option("--seed", "N", "seed of the weights, the dropout masks and the upstream gradient",
+                "0");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t seed = cli.count("--seed");
@@ -124,18 +126,22 @@ int main(int argc, char** argv) {
     // [run backward]
     std::printf("\n");
     {
-      tfm::trace::Enable trace;  // the layers' backward steps are in chapter 08; these are the stacks'
+      tfm::trace::Enable
+          trace;  // the layers' backward steps are in chapter 08; these are the stacks'
       tfm::trace::Scope scope("Backward");
       traced_input(d_hidden, "upstream gradient", "d_hidden", "batch, tgt_len, d_model");
       traced_decoder(d_memory, "summed over its layers", "d_memory", "batch, src_len, d_model");
-      traced_encoder(src_embedding.weight.grad, "source table's gradient", "d_src_embedding", "src_vocab, d_model");
-      traced_decoder(tgt_embedding.weight.grad, "target table's gradient", "d_tgt_embedding", "tgt_vocab, d_model");
+      traced_encoder(src_embedding.weight.grad, "source table's gradient", "d_src_embedding",
+                     "src_vocab, d_model");
+      traced_decoder(tgt_embedding.weight.grad, "target table's gradient", "d_tgt_embedding",
+                     "tgt_vocab, d_model");
     }
     std::printf("\nRows with a gradient\n  source table:%s\n  target table:%s\n",
                 rows_with_gradient(src_embedding, data.source_vocabulary()).c_str(),
                 rows_with_gradient(tgt_embedding, data.target_vocabulary()).c_str());
-    std::printf("(the source <pad> row gets none: no real position attends to it, and the\n"
-                " decoder never reads it)\n");
+    std::printf(
+        "(the source <pad> row gets none: no real position attends to it, and the\n"
+        " decoder never reads it)\n");
 
     // [shared table]
     // Reference 000 shares one table between source and target. Here one table of
@@ -154,8 +160,8 @@ int main(int argc, char** argv) {
     const tfm::Tensor2 encoder_part = shared.weight.grad - decoder_part;
     // [shared table]
     std::printf("\nOne shared table: the size of the gradient of every row, by stack\n");
-    std::printf("  %-4s %-8s %-8s %10s %10s %10s\n", "row", "source", "target", "encoder", "decoder",
-                "table");
+    std::printf("  %-4s %-8s %-8s %10s %10s %10s\n", "row", "source", "target", "encoder",
+                "decoder", "table");
     for (std::size_t v = 0; v < shared.vocab_size(); ++v) {
       const auto norm = [&](const tfm::Tensor2& g) {
         double sum = 0.0;

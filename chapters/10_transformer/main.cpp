@@ -51,14 +51,13 @@ void print_with_repeated_layers_folded(const std::vector<tfm::trace::Record>& re
   for (std::size_t i = 0; i < records.size(); ++i) {
     const Record& r = records[i];
     const std::string stack = r.text.substr(0, r.text.find_last_of(' '));  // "encoder layer"
-    const bool layer = r.kind == Record::Kind::kScope &&
-                       (stack == "encoder layer" || stack == "decoder layer");
+    const bool layer =
+        r.kind == Record::Kind::kScope && (stack == "encoder layer" || stack == "decoder layer");
     const std::size_t end = tfm::trace::scope_end(records, i);
     const std::vector<Record> body(records.begin() + i + 1, records.begin() + end);
     if (layer && first_layer.count(stack) && body == first_layer[stack]) {
-      const auto steps = std::count_if(body.begin(), body.end(), [](const Record& s) {
-        return s.kind == Record::Kind::kStep;
-      });
+      const auto steps = std::count_if(
+          body.begin(), body.end(), [](const Record& s) { return s.kind == Record::Kind::kStep; });
       Record folded = r;
       folded.text +=
           "   (the same " + std::to_string(steps) + " steps and shapes as " + stack + " 0)";
@@ -112,11 +111,12 @@ void print_work(const tfm::Config& config, double seconds) {
 // [parameter groups]
 // Parameter count per part of the model, from the registry's names: the embedding table(s),
 // every layer of each stack, and the generator.
-std::vector<std::pair<std::string, std::size_t>> parameter_groups(const tfm::ParameterList& params) {
+std::vector<std::pair<std::string, std::size_t>> parameter_groups(
+    const tfm::ParameterList& params) {
   std::vector<std::pair<std::string, std::size_t>> groups;
   for (const tfm::ParameterRef& p : params) {
     std::string group = p.name.substr(0, p.name.find('.'));  // "embedding", "generator", ...
-    if (group == "encoder" || group == "decoder") {         // "encoder.layers.3"
+    if (group == "encoder" || group == "decoder") {          // "encoder.layers.3"
       const std::size_t layer_end = p.name.find('.', group.size() + std::string(".layers.").size());
       group = p.name.substr(0, layer_end);
     }
@@ -140,7 +140,8 @@ void print_mask(const char* title, const tfm::Mask& mask, std::size_t b) {
 std::vector<float> largest_difference_per_position(const tfm::Tensor3& a, const tfm::Tensor3& b) {
   std::vector<float> out(a.shape(1), 0.0f);
   for (std::size_t i = 0; i < a.shape(1); ++i)
-    for (std::size_t v = 0; v < a.shape(2); ++v) out[i] = std::max(out[i], std::abs(a(0, i, v) - b(0, i, v)));
+    for (std::size_t v = 0; v < a.shape(2); ++v)
+      out[i] = std::max(out[i], std::abs(a(0, i, v) - b(0, i, v)));
   return out;
 }
 
@@ -154,7 +155,9 @@ int main(int argc, char** argv) {
     cli.config_options("csdn", "override one hyper-parameter (batch_size, src_len, ...)")
         .option("--seed", "N", "seed of the weights and of the random token ids", "0")
         .option("--repeat", "N", "timed forward passes after the traced one (median printed)", "1")
-        .flag("--eval", "time in evaluation mode (dropout off, nothing kept for backward) instead of training mode");
+        .flag("--eval",
+              "time in evaluation mode (dropout off, nothing kept for backward) instead of "
+              "training mode");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
     const auto seed = cli.count("--seed");
@@ -165,11 +168,12 @@ int main(int argc, char** argv) {
     tfm::Transformer model(config, seed);
     const double build_seconds = tfm::seconds_since(build_start);
     // [build model]
-    std::printf("Preset '%s': vocabulary %zu, d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, "
-                "dropout %.2f, %s embedding\n",
-                config.preset.c_str(), config.tgt_vocab_size, config.d_model, config.n_heads,
-                config.n_encoder_layers, config.n_decoder_layers, config.d_ff,
-                double(config.dropout), config.shared_embedding ? "one shared" : "separate");
+    std::printf(
+        "Preset '%s': vocabulary %zu, d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, "
+        "dropout %.2f, %s embedding\n",
+        config.preset.c_str(), config.tgt_vocab_size, config.d_model, config.n_heads,
+        config.n_encoder_layers, config.n_decoder_layers, config.d_ff, double(config.dropout),
+        config.shared_embedding ? "one shared" : "separate");
     std::printf("(built and initialised in %.2f s)\n\n", build_seconds);
 
     const tfm::ParameterList params = tfm::parameters_of(model);
@@ -231,8 +235,10 @@ int main(int argc, char** argv) {
     const tfm::BatchMasks masks = tfm::make_masks(tiny_src, tiny_tgt);
     // [masks]
     std::printf("The masks of a tiny batch: source of 4 tokens + 1 <pad>, target of 6 tokens\n");
-    print_mask("target mask [6, 6] (decoder self-attention: causal; 1 = may attend)", masks.target, 0);
-    print_mask("cross mask [6, 5] (decoder -> encoder: the source <pad> is blocked)", masks.cross, 0);
+    print_mask("target mask [6, 6] (decoder self-attention: causal; 1 = may attend)", masks.target,
+               0);
+    print_mask("cross mask [6, 5] (decoder -> encoder: the source <pad> is blocked)", masks.cross,
+               0);
 
     // [causal check]
     // Change the target token at position 3. With the causal mask, positions 0..2 cannot see
@@ -254,9 +260,11 @@ int main(int argc, char** argv) {
     // [causal check]
     const std::vector<float> ours = largest_difference_per_position(before, after);
     const std::vector<float> reference = largest_difference_per_position(before_000, after_000);
-    std::printf("\nTarget token %zu changed from %d to %d: largest change of the logits per position\n",
-                changed_at, tiny_tgt(0, changed_at), changed(0, changed_at));
-    std::printf("  %-9s %22s %30s\n", "position", "causal mask (ours)", "padding only (reference 000)");
+    std::printf(
+        "\nTarget token %zu changed from %d to %d: largest change of the logits per position\n",
+        changed_at, tiny_tgt(0, changed_at), changed(0, changed_at));
+    std::printf("  %-9s %22s %30s\n", "position", "causal mask (ours)",
+                "padding only (reference 000)");
     for (std::size_t i = 0; i < ours.size(); ++i)
       std::printf("  %-9zu %22.3g %30.3g\n", i, double(ours[i]), double(reference[i]));
     return 0;

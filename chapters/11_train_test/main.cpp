@@ -10,7 +10,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-
 #include <xtensor/xview.hpp>
 
 #include "tfm/decode/decoding.hpp"
@@ -43,7 +42,8 @@ tfm::CommandLine declare_options() {
                        "Chapter 11: train the Transformer on a task, then test it by generating.");
   cli.option("--task", "NAME", "copy | translate | vowels", "vowels")
       .option("--corpus", "FILE", "vowels: the text to train and test on", tfm::kDefaultCorpusPath)
-      .option("--test-corpus", "FILE", "vowels: also test on windows of another text (baselines fitted on --corpus)")
+      .option("--test-corpus", "FILE",
+              "vowels: also test on windows of another text (baselines fitted on --corpus)")
       .option("--restore", "TEXT", "vowels: restore the vowels of TEXT, e.g. \"th* t*m* m*ch*n*\"")
       .option("--eval-windows", "N", "vowels: held-out windows to test on", "500")
       .flag("--free", "vowels: let the model rewrite the letters it was given too");
@@ -57,7 +57,8 @@ Options read_options(const tfm::CommandLine& cli) {
   if (o.task != "copy" && o.task != "translate" && o.task != "vowels")
     throw UsageError("--task must be copy, translate or vowels, got '" + o.task + "'");
   for (const char* option : {"--corpus", "--test-corpus", "--restore", "--eval-windows", "--free"})
-    if (cli.given(option) && o.task != "vowels") throw UsageError(std::string(option) + " needs --task vowels");
+    if (cli.given(option) && o.task != "vowels")
+      throw UsageError(std::string(option) + " needs --task vowels");
   o.corpus = cli.value("--corpus");
   o.test_corpus = cli.value("--test-corpus");
   if (cli.given("--restore")) o.restore = cli.value("--restore");
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
     if (!cli.parse(argc, argv)) return 0;
     const Options o = read_options(cli);
     const std::unique_ptr<tfm::Task> task = make_task(o);
-    const auto* vowels = dynamic_cast<const tfm::VowelTask*>(task.get());  // null for copy and translate
+    const auto* vowels =
+        dynamic_cast<const tfm::VowelTask*>(task.get());  // null for copy and translate
     const tfm::Config config = tfm::model_config(cli, o.run, *task);
     if (o.restore) {  // a text the model cannot read is refused before anything is trained
       try {
@@ -95,7 +97,8 @@ int main(int argc, char** argv) {
     std::optional<tfm::VowelRestoration> test_text;
     if (!o.test_corpus.empty()) {
       try {
-        test_text = tfm::VowelRestoration::from_file(o.test_corpus, {vowels->data().options().window, 1, 0.0});
+        test_text = tfm::VowelRestoration::from_file(o.test_corpus,
+                                                     {vowels->data().options().window, 1, 0.0});
       } catch (const std::exception& e) {
         throw std::runtime_error(std::string("--test-corpus: ") + e.what());
       }
@@ -110,26 +113,35 @@ int main(int argc, char** argv) {
     tfm::Transformer& model = run.model();
     const std::size_t beam = o.run.beam;
     if (o.restore) {
-      std::cout << *o.restore << "  ->  " << vowels->restore(model, *o.restore, beam, o.keep_letters) << "\n";
+      std::cout << *o.restore << "  ->  "
+                << vowels->restore(model, *o.restore, beam, o.keep_letters) << "\n";
       return 0;
     }
-    std::cout << "\nTesting (" << (beam == 1 ? std::string("greedy decoding") : "beam search, K = " + std::to_string(beam))
+    std::cout << "\nTesting ("
+              << (beam == 1 ? std::string("greedy decoding")
+                            : "beam search, K = " + std::to_string(beam))
               << ", key/value cache):\n";
-    std::string results = vowels ? results_text(tfm::evaluate_vowels(model, *vowels, o.eval_windows, beam))
-                                 : results_text(tfm::evaluate_sequences(model, *task, beam));
+    std::string results =
+        vowels ? results_text(tfm::evaluate_vowels(model, *vowels, o.eval_windows, beam))
+               : results_text(tfm::evaluate_sequences(model, *task, beam));
     if (test_text)
-      results += "\n" + tfm::test_corpus_results_text(
-                            tfm::evaluate_vowels_on(model, *vowels, *test_text, o.eval_windows, beam),
-                            std::filesystem::path(o.test_corpus).filename().string());
+      results +=
+          "\n" + tfm::test_corpus_results_text(
+                     tfm::evaluate_vowels_on(model, *vowels, *test_text, o.eval_windows, beam),
+                     std::filesystem::path(o.test_corpus).filename().string());
     std::cout << "\n" << results;
     run.write_results(trained + "\n" + results, std::cout);  // the chapter's page includes it
     // [test]
 
     // The attention of one example: a held-out sequence, or for vowels one of reference 002's sentences.
     tfm::TokenIds src = xt::view(task->held_out().front().src, xt::range(0, 1), xt::all());
-    if (vowels) src = tfm::restore_source_ids(task->source_vocabulary(), "th* t*m* tr*v*ll*r s*t d*wn", config.max_len);
-    const tfm::TokenIds generated = vowels ? vowels->generate(model, src, 1, o.keep_letters) : task->generate(model, src, 1);
-    for (const std::string& file : run.write_attention_maps(src, tfm::shifted_right(generated), "attention_"))
+    if (vowels)
+      src = tfm::restore_source_ids(task->source_vocabulary(), "th* t*m* tr*v*ll*r s*t d*wn",
+                                    config.max_len);
+    const tfm::TokenIds generated =
+        vowels ? vowels->generate(model, src, 1, o.keep_letters) : task->generate(model, src, 1);
+    for (const std::string& file :
+         run.write_attention_maps(src, tfm::shifted_right(generated), "attention_"))
       std::cout << "wrote " << file << "\n";
     return 0;
   });

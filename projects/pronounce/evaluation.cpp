@@ -7,9 +7,11 @@
 namespace pronounce {
 
 // [evaluate pronunciations]
-PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model, const PronunciationTask& task, std::size_t words,
+PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model,
+                                                const PronunciationTask& task, std::size_t words,
                                                 const std::vector<std::size_t>& beams,
-                                                const LetterToSound& festival, const std::string& rules_file) {
+                                                const LetterToSound& festival,
+                                                const std::string& rules_file) {
   const PronunciationData& data = task.data();
   const std::vector<DictionaryWord>& test = data.words(WordSplit::kTest);
   PronunciationEvaluation result;
@@ -19,7 +21,9 @@ PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model, const P
   // Batches of 128 words of similar lengths (sorted by length), so that padding costs little.
   std::vector<std::size_t> order(result.words);
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return test[a].word.size() < test[b].word.size(); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return test[a].word.size() < test[b].word.size();
+  });
   std::vector<std::vector<std::string>> greedy_outputs(result.words);
   const auto run = [&](const std::string& name, std::size_t beam) {
     PronunciationDecoding d{name, beam, {}, 0.0};
@@ -27,10 +31,12 @@ PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model, const P
     std::vector<std::vector<std::string>> outputs(result.words);
     for (std::size_t i = 0; i < order.size(); i += 128) {
       std::vector<std::pair<const DictionaryWord*, std::size_t>> pairs;
-      for (std::size_t j = i; j < std::min(order.size(), i + 128); ++j) pairs.emplace_back(&test[order[j]], 0);
+      for (std::size_t j = i; j < std::min(order.size(), i + 128); ++j)
+        pairs.emplace_back(&test[order[j]], 0);
       const tfm::TokenIds out = task.generate(model, data.pair_batch(pairs).src, beam);
       for (std::size_t b = 0; b < pairs.size(); ++b)
-        outputs[order[i + b]] = task.target_vocabulary().split(tfm::generated_text(task.target_vocabulary(), out, b));
+        outputs[order[i + b]] =
+            task.target_vocabulary().split(tfm::generated_text(task.target_vocabulary(), out, b));
     }
     d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t w = 0; w < result.words; ++w) d.score.add(outputs[w], test[w].pronunciations);
@@ -44,9 +50,12 @@ PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model, const P
   result.festival.name = "Festival's letter-to-sound rules";
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::vector<std::string>> festival_outputs;
-  for (std::size_t w = 0; w < result.words; ++w) festival_outputs.push_back(festival.pronounce(test[w].word));
-  result.festival.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (std::size_t w = 0; w < result.words; ++w) result.festival.score.add(festival_outputs[w], test[w].pronunciations);
+  for (std::size_t w = 0; w < result.words; ++w)
+    festival_outputs.push_back(festival.pronounce(test[w].word));
+  result.festival.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t w = 0; w < result.words; ++w)
+    result.festival.score.add(festival_outputs[w], test[w].pronunciations);
 
   const auto join = [](const std::vector<std::string>& phones) {
     std::string text;

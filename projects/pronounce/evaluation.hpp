@@ -25,12 +25,12 @@ struct PronunciationDecoding {
 /// The pronounce task tested: the model decoded greedily and with beam search, and Festival's
 /// letter-to-sound rules, on the same test words.
 struct PronunciationEvaluation {
-  std::string data;                             ///< PronunciationData::summary()
-  std::size_t words = 0;                        ///< test words decoded
-  std::size_t test_words = 0;                   ///< test words in the split
-  std::vector<PronunciationDecoding> decodings; ///< greedy first, then each beam size asked
-  PronunciationDecoding festival;               ///< Festival's letter-to-sound rules
-  std::string festival_rules;                   ///< the rule file read
+  std::string data;                              ///< PronunciationData::summary()
+  std::size_t words = 0;                         ///< test words decoded
+  std::size_t test_words = 0;                    ///< test words in the split
+  std::vector<PronunciationDecoding> decodings;  ///< greedy first, then each beam size asked
+  PronunciationDecoding festival;                ///< Festival's letter-to-sound rules
+  std::string festival_rules;                    ///< the rule file read
   /// A few test words: the word, the greedy output and the references joined by " | ".
   struct Example {
     std::string word;        ///< the word
@@ -44,7 +44,9 @@ struct PronunciationEvaluation {
 /// Tests the pronounce task on the first `words` test words (all of them if 0 or more): greedy
 /// decoding, then beam search with each of `beams`; and Festival's rules `festival` (read from the
 /// file `rules_file`) on the same words.
-PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model, const PronunciationTask& task, std::size_t words,
+PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model,
+                                                const PronunciationTask& task, std::size_t words,
                                                 const std::vector<std::size_t>& beams,
-                                                const LetterToSound& festival, const std::string& rules_file);
+                                                const LetterToSound& festival,
+                                                const std::string& rules_file);
 }  // namespace pronounce

@@ -39,7 +39,8 @@ class Reader {
       const char c = text_[pos_];
       if (c == ';') {
         while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
-      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\'') {  // a quote changes nothing here
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
+                 c == '\'') {  // a quote changes nothing here
         if (c == '\n') ++line_;
         ++pos_;
       } else {
@@ -101,17 +102,20 @@ LetterToSound LetterToSound::parse(const std::string& text, const std::string& n
   const Expr* rules = nullptr;
   Expr other;
   while (reader.next(rules ? other : top)) {  // the first (set! NAME '(...)) holds the rules
-    if (!rules && top.is_list && top.list.size() == 3 && !top.list[0].is_list && top.list[0].atom == "set!" &&
-        top.list[2].is_list)
+    if (!rules && top.is_list && top.list.size() == 3 && !top.list[0].is_list &&
+        top.list[0].atom == "set!" && top.list[2].is_list)
       rules = &top.list[2];
   }  // the rest is read too: a stray ')' is an error
-  if (!rules) throw std::invalid_argument(name + ": no rules found (expected (set! NAME '((LETTER TREE) ...)))");
+  if (!rules)
+    throw std::invalid_argument(name +
+                                ": no rules found (expected (set! NAME '((LETTER TREE) ...)))");
   // A tree, as nodes: (QUESTION YES NO) or ((DISTRIBUTION... CLASS)).
   const auto add = [&](const Expr& tree, auto& self) -> std::int32_t {
     const auto index = static_cast<std::int32_t>(lts.nodes_.size());
     lts.nodes_.emplace_back();
     if (!tree.is_list) reader.fail(tree.line, "expected a tree, got the atom '" + tree.atom + "'");
-    if (tree.list.size() == 1 && tree.list[0].is_list && !tree.list[0].list.empty() && !tree.list[0].list.back().is_list) {
+    if (tree.list.size() == 1 && tree.list[0].is_list && !tree.list[0].list.empty() &&
+        !tree.list[0].list.back().is_list) {
       const std::string& cls = tree.list[0].list.back().atom;
       Node leaf;
       if (cls != "_epsilon_") {
@@ -130,11 +134,13 @@ LetterToSound LetterToSound::parse(const std::string& text, const std::string& n
       lts.nodes_[static_cast<std::size_t>(index)] = std::move(leaf);
       return index;
     }
-    if (tree.list.size() != 3) reader.fail(tree.line, "expected (QUESTION YES NO) or a leaf ((... CLASS))");
+    if (tree.list.size() != 3)
+      reader.fail(tree.line, "expected (QUESTION YES NO) or a leaf ((... CLASS))");
     const Expr& q = tree.list[0];
     int offset = 0;
-    if (!q.is_list || q.list.size() != 3 || q.list[0].is_list || q.list[1].is_list || q.list[2].is_list ||
-        q.list[1].atom != "is" || !feature_offset(q.list[0].atom, offset) || offset < -3 || offset > 3)
+    if (!q.is_list || q.list.size() != 3 || q.list[0].is_list || q.list[1].is_list ||
+        q.list[2].is_list || q.list[1].atom != "is" || !feature_offset(q.list[0].atom, offset) ||
+        offset < -3 || offset > 3)
       reader.fail(q.line, "expected a question (F.name is V) with F p., n. at most 3 deep");
     const std::int32_t yes = self(tree.list[1], self);
     const std::int32_t no = self(tree.list[2], self);
@@ -149,7 +155,8 @@ LetterToSound LetterToSound::parse(const std::string& text, const std::string& n
     if (!rule.is_list || rule.list.size() != 2 || rule.list[0].is_list)
       reader.fail(rule.line, "expected a rule (LETTER TREE)");
     const std::string& letter = rule.list[0].atom;
-    if (lts.roots_.count(letter)) reader.fail(rule.line, "a second tree for the letter '" + letter + "'");
+    if (lts.roots_.count(letter))
+      reader.fail(rule.line, "a second tree for the letter '" + letter + "'");
     lts.roots_[letter] = add(rule.list[1], add);
   }
   if (lts.roots_.empty()) throw std::invalid_argument(name + ": the rules are empty");
@@ -170,13 +177,16 @@ std::vector<std::string> LetterToSound::pronounce(const std::string& word) const
   }
   letters.emplace_back("#");
   const auto at = [&](std::ptrdiff_t i) -> std::string {
-    return i < 0 || i >= static_cast<std::ptrdiff_t>(letters.size()) ? "0" : letters[static_cast<std::size_t>(i)];
+    return i < 0 || i >= static_cast<std::ptrdiff_t>(letters.size())
+               ? "0"
+               : letters[static_cast<std::size_t>(i)];
   };
   std::vector<std::string> phones;
   for (std::size_t i = 1; i + 1 < letters.size(); ++i) {
     const auto root = roots_.find(letters[i]);
     if (root == roots_.end())
-      throw std::invalid_argument("letter-to-sound: no rule for the letter '" + letters[i] + "' of \"" + word + "\"");
+      throw std::invalid_argument("letter-to-sound: no rule for the letter '" + letters[i] +
+                                  "' of \"" + word + "\"");
     std::int32_t n = root->second;
     while (nodes_[static_cast<std::size_t>(n)].yes >= 0) {
       const Node& node = nodes_[static_cast<std::size_t>(n)];

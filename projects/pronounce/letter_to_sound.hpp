@@ -46,10 +46,10 @@ class LetterToSound {
 
  private:
   struct Node {
-    int offset = 0;                    // question: which letter, relative to the current one
-    std::string value;                 // question: is it this one?
-    std::int32_t yes = -1, no = -1;    // question: the subtrees
-    std::vector<std::string> phones;   // leaf (yes == -1): what the letter becomes
+    int offset = 0;                   // question: which letter, relative to the current one
+    std::string value;                // question: is it this one?
+    std::int32_t yes = -1, no = -1;   // question: the subtrees
+    std::vector<std::string> phones;  // leaf (yes == -1): what the letter becomes
   };
   std::vector<Node> nodes_;
   std::map<std::string, std::int32_t> roots_;  // letter -> root node

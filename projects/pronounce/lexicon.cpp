@@ -20,7 +20,9 @@ class LineReader {
                           (line_.size() > 80 ? line_.substr(0, 80) + "..." : line_) + "')");
   }
   void skip_spaces() {
-    while (pos_ < line_.size() && (line_[pos_] == ' ' || line_[pos_] == '\t' || line_[pos_] == '\r')) ++pos_;
+    while (pos_ < line_.size() &&
+           (line_[pos_] == ' ' || line_[pos_] == '\t' || line_[pos_] == '\r'))
+      ++pos_;
   }
   bool peek(char c) {
     skip_spaces();
@@ -66,8 +68,8 @@ const std::vector<std::string>& phoneme_symbols() {
       // 15 vowels
       "aa", "ae", "ah", "ao", "aw", "ay", "eh", "er", "ey", "ih", "iy", "ow", "oy", "uh", "uw",
       // 24 consonants
-      "b", "ch", "d", "dh", "f", "g", "hh", "jh", "k", "l", "m", "n", "ng", "p", "r", "s", "sh", "t",
-      "th", "v", "w", "y", "z", "zh"};
+      "b", "ch", "d", "dh", "f", "g", "hh", "jh", "k", "l", "m", "n", "ng", "p", "r", "s", "sh",
+      "t", "th", "v", "w", "y", "z", "zh"};
   return symbols;
 }
 
@@ -77,12 +79,14 @@ std::string stressless_phoneme(const std::string& phone) {
   if (p == "ax") p = "ah";  // Festival's unstressed schwa is CMUdict's AH0
   const auto& known = phoneme_symbols();
   if (std::find(known.begin(), known.end(), p) == known.end())
-    throw std::invalid_argument("unknown phone '" + phone + "' (not one of CMUdict's 39 phonemes, nor ax)");
+    throw std::invalid_argument("unknown phone '" + phone +
+                                "' (not one of CMUdict's 39 phonemes, nor ax)");
   return p;
 }
 
 // [read lexicon]
-std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text, const std::string& name) {
+std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text,
+                                                   const std::string& name) {
   std::map<std::string, std::vector<std::vector<std::string>>> entries;
   std::size_t number = 0, start = 0;
   bool header = false;
@@ -94,8 +98,9 @@ std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text, cons
     ++number;
     if (number == 1) {
       if (line != "MNCL" && line != "MNCL\r")
-        throw DictionaryError(name + ", line 1: expected the header 'MNCL' of a Festival compiled lexicon, got '" +
-                              line.substr(0, 80) + "'");
+        throw DictionaryError(
+            name + ", line 1: expected the header 'MNCL' of a Festival compiled lexicon, got '" +
+            line.substr(0, 80) + "'");
       header = true;
       continue;
     }
@@ -106,7 +111,8 @@ std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text, cons
     if (word.empty()) in.fail("the word is empty");
     for (char& c : word) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c < 'a' || c > 'z') in.fail("the word '" + word + "' has a character other than a letter a-z");
+      if (c < 'a' || c > 'z')
+        in.fail("the word '" + word + "' has a character other than a letter a-z");
     }
     in.atom("a part of speech (e.g. nil)");
     in.expect('(', "to open the syllables");
@@ -125,7 +131,8 @@ std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text, cons
       }
       in.expect(')', "to close a syllable's phones");
       const std::string stress = in.atom("the syllable's stress (0, 1 or 2)");
-      if (stress != "0" && stress != "1" && stress != "2") in.fail("a stress must be 0, 1 or 2, got '" + stress + "'");
+      if (stress != "0" && stress != "1" && stress != "2")
+        in.fail("a stress must be 0, 1 or 2, got '" + stress + "'");
       in.expect(')', "to close a syllable");
     }
     in.expect(')', "to close the syllables");
@@ -133,7 +140,8 @@ std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text, cons
     in.expect_end();
     if (phonemes.empty()) in.fail("the word '" + word + "' has no phones");
     auto& list = entries[word];
-    if (std::find(list.begin(), list.end(), phonemes) == list.end()) list.push_back(std::move(phonemes));
+    if (std::find(list.begin(), list.end(), phonemes) == list.end())
+      list.push_back(std::move(phonemes));
   }
   if (!header) throw DictionaryError(name + ": the dictionary is empty (no 'MNCL' header)");
   if (entries.empty()) throw DictionaryError(name + ": the dictionary has a header but no entries");

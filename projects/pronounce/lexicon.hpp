@@ -34,7 +34,7 @@ class DictionaryError : public std::invalid_argument {
 
 /// One word (lowercase letters a-z) and its distinct pronunciations, each a list of phonemes.
 struct DictionaryWord {
-  std::string word;                                       ///< e.g. `read`
+  std::string word;                                      ///< e.g. `read`
   std::vector<std::vector<std::string>> pronunciations;  ///< e.g. `r iy d` and `r eh d`
 };
 
@@ -50,7 +50,8 @@ std::string stressless_phoneme(const std::string& phone);
 /// merged. Throws DictionaryError naming `name` and the line for a missing header, a malformed
 /// entry, a word with a character other than a letter, an unknown phone or an entry without
 /// phones. The words come back sorted.
-std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text, const std::string& name);
+std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text,
+                                                   const std::string& name);
 /// parse_festival_lexicon on a file; throws std::runtime_error naming it if it cannot be read.
 std::vector<DictionaryWord> read_festival_lexicon(const std::string& path);
 

@@ -31,8 +31,10 @@ tfm::CommandLine declare_options() {
   tfm::CommandLine cli("pronounce",
                        "Train the Transformer to pronounce English words (CMUdict), then test it.");
   cli.option("--dictionary", "FILE", "Festival's CMUdict", pronounce::kCmudictPath)
-      .option("--lts-rules", "FILE", "Festival's letter-to-sound rules, the baseline", pronounce::kCmuLtsRulesPath)
-      .repeated("--pronounce", "WORD", "print the phonemes of WORD (repeat it, or give several words in one value)")
+      .option("--lts-rules", "FILE", "Festival's letter-to-sound rules, the baseline",
+              pronounce::kCmuLtsRulesPath)
+      .repeated("--pronounce", "WORD",
+                "print the phonemes of WORD (repeat it, or give several words in one value)")
       .option("--eval-words", "N", "test words to decode (0: all)", "0")
       .option("--max-beam", "K", "test greedy decoding and beam search K = 1..K", "5");
   tfm::RunOptions::declare(cli);
@@ -51,14 +53,16 @@ Options read_options(const tfm::CommandLine& cli) {
     if (start == std::string::npos) throw UsageError("--pronounce: a word is empty");
     while (start != std::string::npos) {
       const std::size_t end = value.find(' ', start);
-      o.words.push_back(value.substr(start, end == std::string::npos ? std::string::npos : end - start));
+      o.words.push_back(
+          value.substr(start, end == std::string::npos ? std::string::npos : end - start));
       start = value.find_first_not_of(' ', end == std::string::npos ? value.size() : end);
     }
   }
   if (!o.words.empty())  // the options of the test, which --pronounce does not run
     for (const char* option : {"--lts-rules", "--eval-words", "--max-beam"})
       if (cli.given(option))
-        throw UsageError(std::string(option) + " tests the model on the test words; --pronounce does not");
+        throw UsageError(std::string(option) +
+                         " tests the model on the test words; --pronounce does not");
   o.run = tfm::RunOptions::read(cli);
   return o;
 }
@@ -92,15 +96,18 @@ int main(int argc, char** argv) {
     const std::size_t beam = o.run.beam;
     if (!o.words.empty()) {
       const std::vector<std::string> phonemes = task.pronounce(model, o.words, beam);
-      for (std::size_t i = 0; i < o.words.size(); ++i) std::cout << o.words[i] << "  ->  " << phonemes[i] << "\n";
+      for (std::size_t i = 0; i < o.words.size(); ++i)
+        std::cout << o.words[i] << "  ->  " << phonemes[i] << "\n";
       return 0;
     }
-    std::cout << "\nTesting (" << (beam == 1 ? std::string("greedy decoding") : "beam search, K = " + std::to_string(beam))
+    std::cout << "\nTesting ("
+              << (beam == 1 ? std::string("greedy decoding")
+                            : "beam search, K = " + std::to_string(beam))
               << ", key/value cache):\n";
     std::vector<std::size_t> beams;  // greedy, then beam search with K = 1 .. --max-beam
     for (std::size_t k = 1; k <= o.max_beam; ++k) beams.push_back(k);
-    const std::string results =
-        results_text(pronounce::evaluate_pronunciations(model, task, o.eval_words, beams, *festival, o.lts_rules));
+    const std::string results = results_text(pronounce::evaluate_pronunciations(
+        model, task, o.eval_words, beams, *festival, o.lts_rules));
     std::cout << "\n" << results;
     run.write_results(trained + "\n" + results, std::cout);
 

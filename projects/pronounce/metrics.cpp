@@ -25,7 +25,8 @@ std::size_t edit_distance(const std::vector<std::string>& a, const std::vector<s
 
 void PronunciationScore::add(const std::vector<std::string>& predicted,
                              const std::vector<std::vector<std::string>>& references) {
-  if (references.empty()) throw std::invalid_argument("PronunciationScore::add: a word needs at least one reference");
+  if (references.empty())
+    throw std::invalid_argument("PronunciationScore::add: a word needs at least one reference");
   std::size_t best = 0, best_length = 0;
   bool first = true, exact = false;
   for (const auto& reference : references) {
@@ -49,7 +50,9 @@ double PronunciationScore::word_error_rate() const {
 }
 
 double PronunciationScore::phoneme_error_rate() const {
-  return reference_phonemes == 0 ? 0.0 : static_cast<double>(phoneme_errors) / static_cast<double>(reference_phonemes);
+  return reference_phonemes == 0
+             ? 0.0
+             : static_cast<double>(phoneme_errors) / static_cast<double>(reference_phonemes);
 }
 
 }  // namespace pronounce

@@ -21,14 +21,15 @@ std::size_t edit_distance(const std::vector<std::string>& a, const std::vector<s
 /// that reference's length; with several references at the same distance, the longer one counts
 /// (the smaller rate).
 struct PronunciationScore {
-  std::size_t words = 0;              ///< words tested
-  std::size_t word_errors = 0;        ///< words whose prediction equals none of the references
-  std::size_t phoneme_errors = 0;     ///< edit distances to the closest references, summed
-  std::size_t reference_phonemes = 0; ///< lengths of those references, summed
+  std::size_t words = 0;               ///< words tested
+  std::size_t word_errors = 0;         ///< words whose prediction equals none of the references
+  std::size_t phoneme_errors = 0;      ///< edit distances to the closest references, summed
+  std::size_t reference_phonemes = 0;  ///< lengths of those references, summed
 
   /// Adds one word: its predicted phonemes and its references (at least one). Throws
   /// std::invalid_argument if `references` is empty.
-  void add(const std::vector<std::string>& predicted, const std::vector<std::vector<std::string>>& references);
+  void add(const std::vector<std::string>& predicted,
+           const std::vector<std::vector<std::string>>& references);
   /// word_errors / words (0 if nothing was tested).
   double word_error_rate() const;
   /// phoneme_errors / reference_phonemes (0 if nothing was tested).

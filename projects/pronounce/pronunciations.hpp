@@ -40,7 +40,9 @@ class PronunciationData {
   /// The target vocabulary: the 39 phonemes of phoneme_symbols(), as words.
   const tfm::Vocabulary& phonemes() const { return phonemes_; }
   /// The words of one part, sorted.
-  const std::vector<DictionaryWord>& words(WordSplit split) const { return parts_[static_cast<int>(split)]; }
+  const std::vector<DictionaryWord>& words(WordSplit split) const {
+    return parts_[static_cast<int>(split)];
+  }
   /// The longest word, in letters, over the whole dictionary.
   std::size_t max_letters() const { return max_letters_; }
   /// The longest pronunciation, in phonemes, over the whole dictionary.
@@ -62,7 +64,8 @@ class PronunciationData {
   /// longest (the held-out loss; the test decodes the src and compares with every pronunciation).
   tfm::Batch batch(WordSplit split, std::size_t first, std::size_t count) const;
   /// Pairs of (word, pronunciation) as one batch, padded on both sides to the longest.
-  tfm::Batch pair_batch(const std::vector<std::pair<const DictionaryWord*, std::size_t>>& pairs) const;
+  tfm::Batch pair_batch(
+      const std::vector<std::pair<const DictionaryWord*, std::size_t>>& pairs) const;
 
   /// Words typed by a user as a `[words, longest]` src batch, padded with `<pad>`. Throws
   /// std::invalid_argument naming the word for an empty word, a character other than a letter

@@ -20,7 +20,8 @@ tfm::Config pronounce_model() {
 }  // namespace
 
 PronunciationTask::PronunciationTask(const std::string& dictionary)
-    : PronunciationTask(std::make_shared<const PronunciationData>(PronunciationData::from_file(dictionary))) {}
+    : PronunciationTask(
+          std::make_shared<const PronunciationData>(PronunciationData::from_file(dictionary))) {}
 
 // [pronounce task]
 PronunciationTask::PronunciationTask(std::shared_ptr<const PronunciationData> data)
@@ -46,7 +47,8 @@ tfm::TokenIds PronunciationTask::generate(tfm::Transformer& model, const tfm::To
   tfm::DecodeOptions options;
   options.max_steps = model.config().tgt_len;
   options.free_choices = {tfm::kEosId};  // a phoneme or <eos>
-  for (auto id = tfm::kFirstSymbolId; id < static_cast<std::int32_t>(target_vocabulary().size()); ++id)
+  for (auto id = tfm::kFirstSymbolId; id < static_cast<std::int32_t>(target_vocabulary().size());
+       ++id)
     options.free_choices.push_back(id);
   return tfm::generate(model, src, beam, options);
 }

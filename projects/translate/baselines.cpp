@@ -42,12 +42,14 @@ WordByWord WordByWord::learn(const std::vector<TextPair>& pairs, int rounds) {
   for (const auto& [source, target] : pairs) {
     std::vector<std::int32_t> s{0}, t;
     for (const std::string& w : words_of(source).words) {
-      const auto [it, added] = source_ids.emplace(w, static_cast<std::int32_t>(source_words.size()));
+      const auto [it, added] =
+          source_ids.emplace(w, static_cast<std::int32_t>(source_words.size()));
       if (added) source_words.push_back(w);
       s.push_back(it->second);
     }
     for (const std::string& w : words_of(target).words)
-      t.push_back(target_ids.emplace(w, static_cast<std::int32_t>(target_ids.size())).first->second);
+      t.push_back(
+          target_ids.emplace(w, static_cast<std::int32_t>(target_ids.size())).first->second);
     sources.push_back(std::move(s));
     targets.push_back(std::move(t));
   }
@@ -65,7 +67,8 @@ WordByWord WordByWord::learn(const std::vector<TextPair>& pairs, int rounds) {
   for (std::size_t p = 0; p < pairs.size(); ++p)
     for (const std::int32_t e : targets[p])
       for (const std::int32_t f : sources[p]) {
-        const auto [it, added] = cell_of.emplace(key(f, e), static_cast<std::uint32_t>(cell_source.size()));
+        const auto [it, added] =
+            cell_of.emplace(key(f, e), static_cast<std::uint32_t>(cell_source.size()));
         if (added) cell_source.push_back(f);
         cells[p].push_back(it->second);
       }
@@ -85,7 +88,8 @@ WordByWord WordByWord::learn(const std::vector<TextPair>& pairs, int rounds) {
         }
       }
     }
-    for (std::size_t c = 0; c < t.size(); ++c) t[c] = count[c] / total[static_cast<std::size_t>(cell_source[c])];
+    for (std::size_t c = 0; c < t.size(); ++c)
+      t[c] = count[c] / total[static_cast<std::size_t>(cell_source[c])];
   }
 
   // Align each target word to its likeliest source word; translate f by its most frequent e.
@@ -105,7 +109,8 @@ WordByWord WordByWord::learn(const std::vector<TextPair>& pairs, int rounds) {
   }
   WordByWord model;
   std::vector<long> best_count(source_words.size(), 0);
-  for (std::size_t f = 1; f < source_words.size(); ++f) model.table_[source_words[f]] = "";  // never aligned: left out
+  for (std::size_t f = 1; f < source_words.size(); ++f)
+    model.table_[source_words[f]] = "";      // never aligned: left out
   for (const auto& [fe, count] : aligned) {  // in (f, e) order: ties go to the lower target id
     const auto f = static_cast<std::size_t>(fe.first);
     if (count > best_count[f]) {
@@ -139,26 +144,30 @@ ApertiumRun run_apertium(const std::vector<std::string>& sources, const std::str
     return run;
   }
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("translate_apertium_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("translate_apertium_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path in = dir / "in.txt", out = dir / "out.txt", err = dir / "err.txt";
   {
     std::ofstream file(in);
     for (const std::string& s : sources) file << s << "\n";
   }
-  const std::string command = "apertium -u " + mode + " '" + in.string() + "' '" + out.string() + "' 2>'" + err.string() + "'";
+  const std::string command = "apertium -u " + mode + " '" + in.string() + "' '" + out.string() +
+                              "' 2>'" + err.string() + "'";
   const int status = std::system(command.c_str());
   std::ifstream result(out);
   for (std::string line; std::getline(result, line);) run.outputs.push_back(line);
   std::ifstream errors(err);
-  const std::string message((std::istreambuf_iterator<char>(errors)), std::istreambuf_iterator<char>());
+  const std::string message((std::istreambuf_iterator<char>(errors)),
+                            std::istreambuf_iterator<char>());
   std::error_code ignored;
   fs::remove_all(dir, ignored);
   if (status != 0 || run.outputs.size() != sources.size()) {
-    run.problem = "apertium " + mode + " failed (exit status " + std::to_string(status) + ", " +
-                  std::to_string(run.outputs.size()) + " lines for " + std::to_string(sources.size()) + " verses)" +
-                  (message.empty() ? "" : ": " + message.substr(0, 300)) +
-                  (mode == "spa-eng" || mode == "eng-spa" ? " (apt-get install apertium-eng-spa)" : "");
+    run.problem =
+        "apertium " + mode + " failed (exit status " + std::to_string(status) + ", " +
+        std::to_string(run.outputs.size()) + " lines for " + std::to_string(sources.size()) +
+        " verses)" + (message.empty() ? "" : ": " + message.substr(0, 300)) +
+        (mode == "spa-eng" || mode == "eng-spa" ? " (apt-get install apertium-eng-spa)" : "");
     run.outputs.clear();
     return run;
   }

@@ -1,19 +1,23 @@
 #include "translate/bible.hpp"
 
-#include <memory>
-#include <set>
-
 #include <swlog.h>
 #include <swmgr.h>
 #include <swmodule.h>
 #include <versekey.h>
 
+#include <memory>
+#include <set>
+
 #include "translate/osis_text.hpp"
 
 namespace translate {
 
-BibleModule spanish_bible() { return {"spaRV1909eb", "sword-text-sparv", true}; }
-BibleModule english_bible() { return {"engWEB2015eb", "sword-text-web", false}; }
+BibleModule spanish_bible() {
+  return {"spaRV1909eb", "sword-text-sparv", true};
+}
+BibleModule english_bible() {
+  return {"engWEB2015eb", "sword-text-web", false};
+}
 
 std::string VerseRef::osis() const {
   return book + "." + std::to_string(chapter) + "." + std::to_string(verse);
@@ -25,7 +29,8 @@ namespace {
 sword::SWModule& bible_module(sword::SWMgr& manager, const BibleModule& module,
                               const std::string& sword_path) {
   sword::SWModule* found = manager.getModule(module.name.c_str());
-  const std::string where = sword_path.empty() ? "SWORD's library" : "the SWORD library in " + sword_path;
+  const std::string where =
+      sword_path.empty() ? "SWORD's library" : "the SWORD library in " + sword_path;
   if (!found)
     throw BibleError("the SWORD module " + module.name + " is not installed in " + where +
                      " (apt-get install " + module.package + ")");
@@ -56,8 +61,9 @@ ParallelReading read_parallel(const BibleModule& spanish, const BibleModule& eng
                               const std::string& sword_path) {
   sword::SWLog::getSystemLog()->setLogLevel(sword::SWLog::LOG_ERROR);
   std::unique_ptr<sword::SWMgr> manager =
-      sword_path.empty() ? std::make_unique<sword::SWMgr>()
-                         : std::make_unique<sword::SWMgr>(sword_path.c_str(), true, nullptr, false, false);
+      sword_path.empty()
+          ? std::make_unique<sword::SWMgr>()
+          : std::make_unique<sword::SWMgr>(sword_path.c_str(), true, nullptr, false, false);
   sword::SWModule& es = bible_module(*manager, spanish, sword_path);
   sword::SWModule& en = bible_module(*manager, english, sword_path);
 
@@ -83,7 +89,8 @@ ParallelReading read_parallel(const BibleModule& spanish, const BibleModule& eng
     books.insert(verse.ref.book);
     reading.verses.push_back(std::move(verse));
   }
-  if (reading.verses.empty()) throw BibleError("the SWORD module " + spanish.name + " has no verses");
+  if (reading.verses.empty())
+    throw BibleError("the SWORD module " + spanish.name + " has no verses");
   for (*en_key = sword::TOP; !en_key->popError(); (*en_key)++) {
     const VerseRef ref = ref_of(*en_key);
     if (!books.count(ref.book) || mapped.count(ref.osis())) continue;

@@ -41,9 +41,9 @@ BibleModule english_bible();
 
 /// Where a verse is: book (its OSIS abbreviation, e.g. `Gen`), chapter and verse.
 struct VerseRef {
-  std::string book;         ///< e.g. `Gen`, `Ps`, `John`
-  int chapter = 0;          ///< from 1
-  int verse = 0;            ///< from 1
+  std::string book;  ///< e.g. `Gen`, `Ps`, `John`
+  int chapter = 0;   ///< from 1
+  int verse = 0;     ///< from 1
   /// `Gen.1.1`: the OSIS reference, which names a verse in every message and in the split.
   std::string osis() const;
   bool operator==(const VerseRef& other) const {
@@ -53,9 +53,9 @@ struct VerseRef {
 
 /// One verse in both Bibles; a text is empty where its module has no such verse.
 struct ParallelVerse {
-  VerseRef ref;          ///< the verse in the Spanish module's versification
-  std::string spanish;   ///< its text in the Spanish module
-  std::string english;   ///< the same verse in the English module
+  VerseRef ref;         ///< the verse in the Spanish module's versification
+  std::string spanish;  ///< its text in the Spanish module
+  std::string english;  ///< the same verse in the English module
 };
 
 /// What read_parallel found.

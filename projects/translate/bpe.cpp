@@ -14,26 +14,38 @@
 namespace translate {
 namespace {
 
-bool is_separator(const std::string& c) { return c == " " || c == "\t" || c == "\n" || c == "\r"; }
+bool is_separator(const std::string& c) {
+  return c == " " || c == "\t" || c == "\n" || c == "\r";
+}
 
 // Letters and digits of any script make words; ASCII punctuation, Latin-1's (¡ ¿ « » ·) and the
 // General Punctuation block (’ “ ” — …) stand alone.
 bool is_word_character(const std::string& c) {
   const auto b0 = static_cast<unsigned char>(c[0]);
   if (b0 < 0x80) return std::isalnum(b0) != 0;
-  if (c == "\xC2\xA1" || c == "\xC2\xBF" || c == "\xC2\xAB" || c == "\xC2\xBB" || c == "\xC2\xB7") return false;
-  if (c.size() == 3 && b0 == 0xE2 && (static_cast<unsigned char>(c[1]) == 0x80 || static_cast<unsigned char>(c[1]) == 0x81))
-    return false;                 // U+2000 .. U+207F
+  if (c == "\xC2\xA1" || c == "\xC2\xBF" || c == "\xC2\xAB" || c == "\xC2\xBB" || c == "\xC2\xB7")
+    return false;
+  if (c.size() == 3 && b0 == 0xE2 &&
+      (static_cast<unsigned char>(c[1]) == 0x80 || static_cast<unsigned char>(c[1]) == 0x81))
+    return false;          // U+2000 .. U+207F
   return c != kSpaceMark;  // the mark itself, typed by a user, stands alone
 }
 
 using SymbolId = std::int32_t;
 using PairKey = std::uint64_t;
-PairKey key(SymbolId a, SymbolId b) { return (static_cast<PairKey>(a) << 32) | static_cast<std::uint32_t>(b); }
-SymbolId left(PairKey k) { return static_cast<SymbolId>(k >> 32); }
-SymbolId right(PairKey k) { return static_cast<SymbolId>(k & 0xFFFFFFFFu); }
+PairKey key(SymbolId a, SymbolId b) {
+  return (static_cast<PairKey>(a) << 32) | static_cast<std::uint32_t>(b);
+}
+SymbolId left(PairKey k) {
+  return static_cast<SymbolId>(k >> 32);
+}
+SymbolId right(PairKey k) {
+  return static_cast<SymbolId>(k & 0xFFFFFFFFu);
+}
 
-std::string merge_key(const std::string& a, const std::string& b) { return a + ' ' + b; }
+std::string merge_key(const std::string& a, const std::string& b) {
+  return a + ' ' + b;
+}
 
 }  // namespace
 
@@ -159,7 +171,8 @@ void Bpe::rebuild_index() {
   known_.clear();
   known_.insert(characters_.begin(), characters_.end());
   ranks_.clear();
-  for (std::size_t r = 0; r < merges_.size(); ++r) ranks_.emplace(merge_key(merges_[r].first, merges_[r].second), r);
+  for (std::size_t r = 0; r < merges_.size(); ++r)
+    ranks_.emplace(merge_key(merges_[r].first, merges_[r].second), r);
   cache_.clear();
 }
 
@@ -167,7 +180,8 @@ void Bpe::rebuild_index() {
 std::vector<std::string> Bpe::encode_word(const std::string& word) const {
   if (const auto hit = cache_.find(word); hit != cache_.end()) return hit->second;
   std::vector<std::string> pieces;
-  for (const std::string& c : tfm::utf8_characters(word)) pieces.push_back(known_.count(c) ? c : "<unk>");
+  for (const std::string& c : tfm::utf8_characters(word))
+    pieces.push_back(known_.count(c) ? c : "<unk>");
   // Merge the earliest-learnt pair present, everywhere in the word, until none is left.
   while (pieces.size() > 1) {
     std::size_t best_rank = ranks_.size();
@@ -218,7 +232,8 @@ std::string Bpe::decode(const std::vector<std::string>& pieces) {
 std::vector<std::string> Bpe::unknown_characters(const std::string& text) const {
   std::vector<std::string> unknown;
   for (const std::string& c : tfm::utf8_characters(text))
-    if (!is_separator(c) && !known_.count(c) && std::find(unknown.begin(), unknown.end(), c) == unknown.end())
+    if (!is_separator(c) && !known_.count(c) &&
+        std::find(unknown.begin(), unknown.end(), c) == unknown.end())
       unknown.push_back(c);
   return unknown;
 }
@@ -258,13 +273,15 @@ Bpe Bpe::parse(const std::string& text, const std::string& name) {
   const auto count_line = [&](const std::string& word) {
     next();
     const std::string prefix = word + " ";
-    if (line.compare(0, prefix.size(), prefix) != 0 || line.size() == prefix.size() || line.size() > prefix.size() + 9 ||
+    if (line.compare(0, prefix.size(), prefix) != 0 || line.size() == prefix.size() ||
+        line.size() > prefix.size() + 9 ||
         line.find_first_not_of("0123456789", prefix.size()) != std::string::npos)
       throw fail("expected '" + word + " N', got '" + line + "'");
     return static_cast<std::size_t>(std::stoul(line.substr(prefix.size())));
   };
   next();
-  if (line.rfind("# BPE", 0) != 0) throw fail("expected the header '# BPE ...', got '" + line + "'");
+  if (line.rfind("# BPE", 0) != 0)
+    throw fail("expected the header '# BPE ...', got '" + line + "'");
   Bpe bpe;
   std::unordered_set<std::string> symbols;
   const std::size_t n_characters = count_line("characters");
@@ -288,7 +305,8 @@ Bpe Bpe::parse(const std::string& text, const std::string& name) {
       throw fail("expected a merge 'LEFT RIGHT', got '" + line + "'");
     const std::string a = line.substr(0, space), b = line.substr(space + 1);
     if (!symbols.count(a) || !symbols.count(b))
-      throw fail("the merge '" + line + "' joins '" + (symbols.count(a) ? b : a) + "', which no earlier line makes");
+      throw fail("the merge '" + line + "' joins '" + (symbols.count(a) ? b : a) +
+                 "', which no earlier line makes");
     if (!merge_keys.insert(line).second) throw fail("the merge '" + line + "' is listed twice");
     symbols.insert(a + b);
     bpe.merges_.emplace_back(a, b);

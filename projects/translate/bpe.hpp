@@ -75,8 +75,8 @@ class Bpe {
 
   std::vector<std::string> characters_;
   std::vector<std::pair<std::string, std::string>> merges_;
-  std::unordered_set<std::string> known_;                   // characters_
-  std::unordered_map<std::string, std::size_t> ranks_;      // "left right" -> merge number
+  std::unordered_set<std::string> known_;               // characters_
+  std::unordered_map<std::string, std::size_t> ranks_;  // "left right" -> merge number
   mutable std::unordered_map<std::string, std::vector<std::string>> cache_;  // word -> pieces
 };
 

@@ -11,7 +11,6 @@
 #include <limits>
 #include <optional>
 #include <sstream>
-
 #include <xtensor/xview.hpp>
 
 #include "tfm/core/matmul.hpp"
@@ -26,8 +25,8 @@
 #include "tfm/train/saving.hpp"
 #include "tfm/train/stop_request.hpp"
 #include "tfm/train/trainer.hpp"
-#include "tfm/train/training_run.hpp"
 #include "tfm/train/training_report.hpp"
+#include "tfm/train/training_run.hpp"
 #include "translate/baselines.hpp"
 #include "translate/bible.hpp"
 #include "translate/translation_data.hpp"
@@ -72,7 +71,8 @@ tfm::Config translation_model() {
 
 // What the data decides; a --set of them is refused.
 const std::vector<std::string>& data_keys() {
-  static const std::vector<std::string> keys = {"src_vocab_size", "tgt_vocab_size", "src_len", "tgt_len", "batch_size"};
+  static const std::vector<std::string> keys = {"src_vocab_size", "tgt_vocab_size", "src_len",
+                                                "tgt_len", "batch_size"};
   return keys;
 }
 
@@ -80,8 +80,10 @@ struct Options {
   Direction direction = Direction::kSpanishToEnglish;
   std::optional<std::size_t> steps, seed;
   std::optional<double> minutes;
-  std::size_t symbols = kDefaultSymbols, batch_tokens = kDefaultBatchTokens, longest = kDefaultLongest;
-  std::size_t beam = 4, save_every = 0, eval_every = 100, test_verses = kDefaultTestVerses, show = 5;
+  std::size_t symbols = kDefaultSymbols, batch_tokens = kDefaultBatchTokens,
+              longest = kDefaultLongest;
+  std::size_t beam = 4, save_every = 0, eval_every = 100, test_verses = kDefaultTestVerses,
+              show = 5;
   float alpha = 0.6f;
   std::string save, load, export_test_set;
   std::vector<std::string> average, translate;
@@ -89,28 +91,40 @@ struct Options {
 };
 
 tfm::CommandLine declare_options() {
-  tfm::CommandLine cli("translate",
-                       "Train the Transformer to translate Bible verses (Reina-Valera 1909 -> World English Bible),\n"
-                       "then score it with BLEU and chrF beside copying, word by word and Apertium.");
+  tfm::CommandLine cli(
+      "translate",
+      "Train the Transformer to translate Bible verses (Reina-Valera 1909 -> World English "
+      "Bible),\n"
+      "then score it with BLEU and chrF beside copying, word by word and Apertium.");
   cli.option("--direction", "es-en|en-es", "which way to translate", "es-en")
-      .config_options("", "override one hyper-parameter (see ch01_params --help); default: the translation model")
+      .config_options(
+          "",
+          "override one hyper-parameter (see ch01_params --help); default: the translation model")
       .option("--steps", "N", "train for N steps (default " + std::to_string(kDefaultSteps) + ")")
       .option("--minutes", "M", "train for at most M minutes")
-      .option("--seed", "N", "seed of the weights, the dropout masks and the batches (default: 1, or the checkpoint's)")
-      .option("--symbols", "N", "subword symbols the tokenizer learns", std::to_string(kDefaultSymbols))
-      .option("--batch-tokens", "N", "tokens per training batch, padding included", std::to_string(kDefaultBatchTokens))
-      .option("--longest", "N", "leave training verses longer than N subwords out", std::to_string(kDefaultLongest))
+      .option("--seed", "N",
+              "seed of the weights, the dropout masks and the batches (default: 1, or the "
+              "checkpoint's)")
+      .option("--symbols", "N", "subword symbols the tokenizer learns",
+              std::to_string(kDefaultSymbols))
+      .option("--batch-tokens", "N", "tokens per training batch, padding included",
+              std::to_string(kDefaultBatchTokens))
+      .option("--longest", "N", "leave training verses longer than N subwords out",
+              std::to_string(kDefaultLongest))
       .option("--save", "DIR", "save a checkpoint (with its tokenizer) after training")
-      .option("--save-every", "N", "also save DIR-step<S> after every step S that is a multiple of N")
+      .option("--save-every", "N",
+              "also save DIR-step<S> after every step S that is a multiple of N")
       .option("--load", "DIR", "start from a checkpoint (training resumes with its optimizer)")
       .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (2 or more)")
       .option("--beam", "K", "beam search with K beams (1: greedy only)", "4")
       .option("--alpha", "A", "the length penalty's alpha of beam search", "0.6")
       .repeated("--translate", "TEXT", "translate TEXT and stop (no test)")
-      .option("--test-verses", "N", "test on N test verses spread over the test set (0: all)", std::to_string(kDefaultTestVerses))
+      .option("--test-verses", "N", "test on N test verses spread over the test set (0: all)",
+              std::to_string(kDefaultTestVerses))
       .option("--show", "N", "print N test verses side by side", "5")
       .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100")
-      .option("--export-test-set", "FILE", "write the test verses with the two simple baselines as TSV, and stop")
+      .option("--export-test-set", "FILE",
+              "write the test verses with the two simple baselines as TSV, and stop")
       .flag("--no-greedy", "test beam search only (skip the greedy row)");
   return cli;
 }
@@ -129,28 +143,37 @@ Options read_options(const tfm::CommandLine& cli) {
   o.batch_tokens = cli.count("--batch-tokens", 16, 10000000);
   o.longest = cli.count("--longest", 8, 100000);
   if (o.batch_tokens <= o.longest)
-    throw UsageError("--batch-tokens " + std::to_string(o.batch_tokens) + " cannot hold a verse of --longest " +
-                     std::to_string(o.longest) + " subwords (and its <bos> or <eos>)");
+    throw UsageError("--batch-tokens " + std::to_string(o.batch_tokens) +
+                     " cannot hold a verse of --longest " + std::to_string(o.longest) +
+                     " subwords (and its <bos> or <eos>)");
   o.save = cli.value("--save");
   o.load = cli.value("--load");
   o.average = cli.values("--average");
   if (cli.given("--save-every")) {
-    if (o.save.empty()) throw UsageError("--save-every needs --save DIR (the checkpoints are DIR-step<S>)");
+    if (o.save.empty())
+      throw UsageError("--save-every needs --save DIR (the checkpoints are DIR-step<S>)");
     o.save_every = cli.count("--save-every", 1, std::numeric_limits<std::size_t>::max());
   }
-  if (!o.average.empty() && !o.load.empty()) throw UsageError("--load and --average both choose the weights; give one of them");
+  if (!o.average.empty() && !o.load.empty())
+    throw UsageError("--load and --average both choose the weights; give one of them");
   if ((!o.load.empty() || !o.average.empty()) && (cli.given("--preset") || cli.given("--symbols")))
-    throw UsageError(std::string(cli.given("--preset") ? "--preset chooses a new model" : "--symbols learns a new tokenizer") +
+    throw UsageError(std::string(cli.given("--preset") ? "--preset chooses a new model"
+                                                       : "--symbols learns a new tokenizer") +
                      ", but --load / --average use a saved one");
   if (!o.average.empty() && (cli.given("--steps") || cli.given("--minutes")))
-    throw UsageError("--average makes a model to test, not to train on: Adam's state is not averaged");
-  if (o.average.size() == 1) throw UsageError("--average needs 2 or more checkpoints (to test one, use --load " + o.average[0] + ")");
+    throw UsageError(
+        "--average makes a model to test, not to train on: Adam's state is not averaged");
+  if (o.average.size() == 1)
+    throw UsageError("--average needs 2 or more checkpoints (to test one, use --load " +
+                     o.average[0] + ")");
   o.beam = cli.count("--beam", 1, 64);
   o.alpha = static_cast<float>(cli.number("--alpha"));
-  if (!(o.alpha >= 0.0f && o.alpha <= 10.0f)) throw UsageError("--alpha must be from 0 to 10, got '" + cli.value("--alpha") + "'");
+  if (!(o.alpha >= 0.0f && o.alpha <= 10.0f))
+    throw UsageError("--alpha must be from 0 to 10, got '" + cli.value("--alpha") + "'");
   o.translate = cli.values("--translate");
   for (const std::string& text : o.translate)
-    if (text.find_first_not_of(" \t\n\r") == std::string::npos) throw UsageError("--translate: the text is empty");
+    if (text.find_first_not_of(" \t\n\r") == std::string::npos)
+      throw UsageError("--translate: the text is empty");
   o.test_verses = cli.count("--test-verses");
   o.show = cli.count("--show");
   o.eval_every = cli.count("--eval-every");
@@ -158,9 +181,12 @@ Options read_options(const tfm::CommandLine& cli) {
   for (const std::string& assignment : cli.values("--set"))
     for (const std::string& key : data_keys())
       if (assignment.rfind(key + "=", 0) == 0)
-        throw UsageError("--set " + key + ": the translation takes it from the data (see --batch-tokens, --longest)");
+        throw UsageError(
+            "--set " + key +
+            ": the translation takes it from the data (see --batch-tokens, --longest)");
   o.greedy_too = !cli.flag_set("--no-greedy") && o.beam > 1;
-  if (cli.flag_set("--no-greedy") && o.beam == 1) throw UsageError("--no-greedy needs --beam K > 1");
+  if (cli.flag_set("--no-greedy") && o.beam == 1)
+    throw UsageError("--no-greedy needs --beam K > 1");
   if (!o.save.empty()) tfm::check_checkpoint_destination(o.save);
   return o;
 }
@@ -170,13 +196,16 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 // The checkpoint whose tokenizer and configuration this run uses, if any.
-std::string saved_checkpoint(const Options& o) { return !o.load.empty() ? o.load : o.average.empty() ? "" : o.average.front(); }
+std::string saved_checkpoint(const Options& o) {
+  return !o.load.empty() ? o.load : o.average.empty() ? "" : o.average.front();
+}
 
 // The model: the translation model or --preset, then --set; or the configuration of --load / --average.
 tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const TranslationData& data,
                          const std::optional<tfm::CheckpointHeader>& saved) {
   if (saved) tfm::require_same_architecture(cli, saved_checkpoint(o), saved->config);
-  tfm::Config config = tfm::config_from_command_line(cli, saved ? saved->config : translation_model());
+  tfm::Config config =
+      tfm::config_from_command_line(cli, saved ? saved->config : translation_model());
   if (!saved) {
     config.src_vocab_size = config.tgt_vocab_size = data.vocabulary().size();
     config.src_len = config.tgt_len = o.longest + 1;
@@ -191,7 +220,8 @@ tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const Tr
 
 // The verses of a part, or `limit` of them spread evenly over it (every k-th), so that a short
 // test still samples every book.
-std::vector<const ParallelVerse*> chosen_verses(const TranslationData& data, Part part, std::size_t limit) {
+std::vector<const ParallelVerse*> chosen_verses(const TranslationData& data, Part part,
+                                                std::size_t limit) {
   const auto& all = data.verses(part);
   std::vector<const ParallelVerse*> chosen;
   const std::size_t n = limit == 0 ? all.size() : std::min(limit, all.size());
@@ -215,7 +245,8 @@ struct Scored {
 std::string score_table(const std::vector<Scored>& parts, const TranslationData& data) {
   std::ostringstream out;
   out << std::left << std::setw(34) << "BLEU / chrF";
-  for (const Scored& p : parts) out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
+  for (const Scored& p : parts)
+    out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
   out << "\n";
   for (std::size_t s = 0; s < parts.front().systems.size(); ++s) {
     out << std::setw(34) << parts.front().systems[s].name;
@@ -228,7 +259,8 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
       std::vector<std::string> references;
       for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
       char cell[64];
-      std::snprintf(cell, sizeof cell, "%6.2f / %5.2f", corpus_bleu(system.outputs, references).bleu,
+      std::snprintf(cell, sizeof cell, "%6.2f / %5.2f",
+                    corpus_bleu(system.outputs, references).bleu,
                     corpus_chrf(system.outputs, references));
       out << std::setw(28) << cell;
     }
@@ -236,12 +268,15 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
   }
   for (const Scored& p : parts)
     for (const System& system : p.systems) {
-      if (!system.note.empty()) out << system.name << " (" << p.part << "): " << system.note << "\n";
+      if (!system.note.empty())
+        out << system.name << " (" << p.part << "): " << system.note << "\n";
       if (system.outputs.empty()) continue;
       std::vector<std::string> references;
       for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
       if (system.name.rfind("model", 0) == 0)
-        out << system.name << ", " << p.part << ", sacreBLEU's line: " << corpus_bleu(system.outputs, references).to_string() << "\n";
+        out << system.name << ", " << p.part
+            << ", sacreBLEU's line: " << corpus_bleu(system.outputs, references).to_string()
+            << "\n";
     }
   return out.str();
 }
@@ -255,7 +290,8 @@ std::string side_by_side(const Scored& part, const TranslationData& data, std::s
     const ParallelVerse& v = *part.verses[k];
     out << v.ref.osis() << "\n  source     " << data.source_text(v) << "\n";
     for (const System& s : part.systems)
-      if (!s.outputs.empty() && !s.label.empty()) out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
+      if (!s.outputs.empty() && !s.label.empty())
+        out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
     out << "  reference  " << data.target_text(v) << "\n";
   }
   return out.str();
@@ -263,8 +299,8 @@ std::string side_by_side(const Scored& part, const TranslationData& data, std::s
 
 // The cross-attention of the last decoder layer, averaged over the heads, for one verse: which
 // source subwords each target subword reads.
-std::string write_cross_attention(tfm::Transformer& model, const TranslationData& data, const std::string& source,
-                                  const std::string& translation) {
+std::string write_cross_attention(tfm::Transformer& model, const TranslationData& data,
+                                  const std::string& source, const std::string& translation) {
   const tfm::TokenIds src = data.encode_sources({source});
   std::vector<std::int32_t> ids;
   for (const std::string& piece : data.tokenizer().encode(translation))
@@ -287,8 +323,9 @@ std::string write_cross_attention(tfm::Transformer& model, const TranslationData
   std::vector<std::string> outputs;  // what each row predicts
   for (const std::int32_t id : ids) outputs.push_back(data.vocabulary().symbol(id));
   const std::string file = "cross_attention_translate.svg";
-  tfm::write_attention_heatmap(file, "Cross-attention, last decoder layer, mean of the heads: row = the subword written",
-                               mean, outputs, labels(src), /*unit_scale=*/false);
+  tfm::write_attention_heatmap(
+      file, "Cross-attention, last decoder layer, mean of the heads: row = the subword written",
+      mean, outputs, labels(src), /*unit_scale=*/false);
   return file;
 }
 
@@ -312,10 +349,11 @@ int main(int argc, char** argv) {
       saved = tfm::read_checkpoint_header(checkpoint);
       const auto file = saved->files.find(kTokenizerFile);
       if (file == saved->files.end())
-        throw tfm::CheckpointError("checkpoint '" + checkpoint + "' has no files/" + kTokenizerFile +
-                                   ": it was not saved by this program");
+        throw tfm::CheckpointError("checkpoint '" + checkpoint + "' has no files/" +
+                                   kTokenizerFile + ": it was not saved by this program");
       loaded_data.emplace(split_verses(aligned.pairs), o.direction,
-                          Bpe::parse(file->second, checkpoint + "/files/" + kTokenizerFile), o.longest);
+                          Bpe::parse(file->second, checkpoint + "/files/" + kTokenizerFile),
+                          o.longest);
       tfm::require_same_vocabulary(saved->src_vocabulary, loaded_data->vocabulary(), "source");
     } else {
       loaded_data.emplace(split_verses(aligned.pairs), o.direction, o.symbols, o.longest);
@@ -326,13 +364,14 @@ int main(int argc, char** argv) {
 
     if (!o.export_test_set.empty()) {  // for tests/fixtures/make_bleu_fixtures.py
       std::vector<TextPair> train;
-      for (const ParallelVerse& v : data.verses(Part::kTrain)) train.emplace_back(data.source_text(v), data.target_text(v));
+      for (const ParallelVerse& v : data.verses(Part::kTrain))
+        train.emplace_back(data.source_text(v), data.target_text(v));
       const WordByWord word_by_word = WordByWord::learn(train);
       std::ofstream out(o.export_test_set);
       out << "verse\tsource\treference\tcopy\tword_by_word\n";
       for (const ParallelVerse& v : data.verses(Part::kTest))
-        out << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v) << "\t" << data.source_text(v) << "\t"
-            << word_by_word.translate(data.source_text(v)) << "\n";
+        out << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v) << "\t"
+            << data.source_text(v) << "\t" << word_by_word.translate(data.source_text(v)) << "\n";
       if (!out) throw std::runtime_error("could not write '" + o.export_test_set + "'");
       std::cout << "wrote " << o.export_test_set << "\n";
       return 0;
@@ -352,30 +391,38 @@ int main(int argc, char** argv) {
       tfm::load_averaged_parameters(o.average, params);
       std::cout << "loaded the mean of " << o.average.size() << " checkpoints' weights\n";
     }
-    std::printf("model '%s': d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, %zu parameters, %s\n", config.preset.c_str(),
-                config.d_model, config.n_heads, config.n_encoder_layers, config.n_decoder_layers, config.d_ff, params.count(),
-                direction_name(o.direction));
+    std::printf(
+        "model '%s': d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, %zu parameters, %s\n",
+        config.preset.c_str(), config.d_model, config.n_heads, config.n_encoder_layers,
+        config.n_decoder_layers, config.d_ff, params.count(), direction_name(o.direction));
 
     // [train]
     tfm::TrainingOptions training = tfm::TrainingOptions::from_config(config);
-    const bool use_default = !o.steps && !o.minutes && o.load.empty() && o.average.empty() && o.translate.empty();
+    const bool use_default =
+        !o.steps && !o.minutes && o.load.empty() && o.average.empty() && o.translate.empty();
     training.max_steps = use_default ? kDefaultSteps : o.steps.value_or(0);
     training.max_seconds = 60.0 * o.minutes.value_or(0.0);
     training.eval_every = o.eval_every;
     training.trace_first_step = false;
-    const tfm::CheckpointHeader header{config, data.vocabulary(), data.vocabulary(),
+    const tfm::CheckpointHeader header{config,
+                                       data.vocabulary(),
+                                       data.vocabulary(),
                                        {{kTokenizerFile, data.tokenizer().to_text()}}};
     training.checkpoint_every = o.save_every;
     training.checkpoint = tfm::periodic_checkpoints(o.save, header, params, optimizer);
     std::string trained;
     tfm::TrainingHistory history;
-    tfm::StopOnSignal stop_on_signal;  // Ctrl-C ends training after a step; the model is saved below
+    tfm::StopOnSignal
+        stop_on_signal;  // Ctrl-C ends training after a step; the model is saved below
     if (training.max_steps > 0 || training.max_seconds > 0) {
-      std::cout << "learning rate: " << training.schedule.describe() << "; batches of at most " << o.batch_tokens
-                << " tokens\n";
+      std::cout << "learning rate: " << training.schedule.describe() << "; batches of at most "
+                << o.batch_tokens << " tokens\n";
       const std::vector<tfm::Batch> held_out = data.batches(Part::kDev, o.batch_tokens);
-      const auto batch = [&](std::size_t index) { return data.training_batch(index, o.batch_tokens, config.seed); };
-      history = tfm::train(model, optimizer, batch, held_out, training, std::cout, tfm::ProgressBar::stdout_is_terminal());
+      const auto batch = [&](std::size_t index) {
+        return data.training_batch(index, o.batch_tokens, config.seed);
+      };
+      history = tfm::train(model, optimizer, batch, held_out, training, std::cout,
+                           tfm::ProgressBar::stdout_is_terminal());
       trained = tfm::summary(history);
       std::cout << trained;
     }
@@ -384,7 +431,8 @@ int main(int argc, char** argv) {
     tfm::save_trained_model("translate", o.save, history.stopped, header, params,
                             o.average.empty() ? &optimizer : nullptr, std::cout);
     if (!history.steps.empty() && tfm::write_side_output([&] {
-          tfm::write_loss_curve_svg("loss_curve_translate.svg", history, "Cross-entropy while training (translate)");
+          tfm::write_loss_curve_svg("loss_curve_translate.svg", history,
+                                    "Cross-entropy while training (translate)");
         }))
       std::cout << "wrote loss_curve_translate.svg\n";
 
@@ -396,7 +444,8 @@ int main(int argc, char** argv) {
         if (!unknown.empty()) {
           std::cout << "note: the tokenizer never saw";
           for (const std::string& c : unknown) std::cout << " '" << c << "'";
-          std::cout << " in training: " << (unknown.size() == 1 ? "it becomes" : "they become") << " <unk>\n";
+          std::cout << " in training: " << (unknown.size() == 1 ? "it becomes" : "they become")
+                    << " <unk>\n";
         }
         std::cout << text << "\n  ->  " << translate_texts(model, data, {text}, beam)[0] << "\n";
       }
@@ -405,15 +454,23 @@ int main(int argc, char** argv) {
     // [translate]
 
     // [test]
-    std::cout << "\nTesting: " << (o.beam > 1 ? "beam search, K = " + std::to_string(o.beam) + ", alpha = " + std::to_string(o.alpha).substr(0, 4) : std::string("greedy decoding"))
-              << (o.greedy_too ? ", and greedy decoding" : "") << "; baselines on the same verses\n";
+    std::cout << "\nTesting: "
+              << (o.beam > 1 ? "beam search, K = " + std::to_string(o.beam) +
+                                   ", alpha = " + std::to_string(o.alpha).substr(0, 4)
+                             : std::string("greedy decoding"))
+              << (o.greedy_too ? ", and greedy decoding" : "")
+              << "; baselines on the same verses\n";
     std::vector<TextPair> train;
-    for (const ParallelVerse& v : data.verses(Part::kTrain)) train.emplace_back(data.source_text(v), data.target_text(v));
+    for (const ParallelVerse& v : data.verses(Part::kTrain))
+      train.emplace_back(data.source_text(v), data.target_text(v));
     const WordByWord word_by_word = WordByWord::learn(train);
-    const std::string apertium_mode = o.direction == Direction::kSpanishToEnglish ? "spa-eng" : "eng-spa";
+    const std::string apertium_mode =
+        o.direction == Direction::kSpanishToEnglish ? "spa-eng" : "eng-spa";
     std::vector<Scored> scored;
     for (const Part part : {Part::kTest, Part::kHeldOutBook}) {
-      Scored s{part == Part::kTest ? "test" : kHeldOutBook, chosen_verses(data, part, part == Part::kTest ? o.test_verses : 0), {}};
+      Scored s{part == Part::kTest ? "test" : kHeldOutBook,
+               chosen_verses(data, part, part == Part::kTest ? o.test_verses : 0),
+               {}};
       std::vector<std::string> sources;
       for (const ParallelVerse* v : s.verses) sources.push_back(data.source_text(*v));
       std::vector<std::string> wbw;
@@ -421,23 +478,28 @@ int main(int argc, char** argv) {
       const ApertiumRun apertium = run_apertium(sources, apertium_mode);
       s.systems.push_back({"copy the source", sources, "", ""});
       s.systems.push_back({"word by word", wbw, "", "words"});
-      s.systems.push_back({"Apertium " + apertium_mode, apertium.outputs, apertium.problem, "Apertium"});
+      s.systems.push_back(
+          {"Apertium " + apertium_mode, apertium.outputs, apertium.problem, "Apertium"});
       const auto decode_start = std::chrono::steady_clock::now();
       if (o.greedy_too || o.beam == 1)
-        s.systems.push_back({"model, greedy", translate_texts(model, data, sources, greedy), "", "greedy"});
+        s.systems.push_back(
+            {"model, greedy", translate_texts(model, data, sources, greedy), "", "greedy"});
       const double greedy_seconds = seconds_since(decode_start);
       if (o.beam > 1)
-        s.systems.push_back({"model, beam " + std::to_string(o.beam), translate_texts(model, data, sources, beam), "",
+        s.systems.push_back({"model, beam " + std::to_string(o.beam),
+                             translate_texts(model, data, sources, beam), "",
                              "beam " + std::to_string(o.beam)});
-      std::printf("%s: %zu verses decoded in %.1f s (greedy) and %.1f s (beam)\n", s.part.c_str(), s.verses.size(),
-                  greedy_seconds, seconds_since(decode_start) - greedy_seconds);
+      std::printf("%s: %zu verses decoded in %.1f s (greedy) and %.1f s (beam)\n", s.part.c_str(),
+                  s.verses.size(), greedy_seconds, seconds_since(decode_start) - greedy_seconds);
       scored.push_back(std::move(s));
     }
     std::ostringstream results;
     if (!trained.empty()) results << trained;
-    results << score_table(scored, data) << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
+    results << score_table(scored, data) << "\nTest verses side by side:\n"
+            << side_by_side(scored.front(), data, o.show);
     std::cout << "\n" << results.str();
-    if (tfm::write_side_output([&] { tfm::write_text_file("results_translate.txt", results.str()); }))
+    if (tfm::write_side_output(
+            [&] { tfm::write_text_file("results_translate.txt", results.str()); }))
       std::cout << "wrote results_translate.txt\n";
     // Every test translation, for a closer look (and for NLTK in experiments/translate_recipe.py).
     std::ostringstream tsv;
@@ -447,7 +509,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < scored.front().verses.size(); ++i) {
       const ParallelVerse& v = *scored.front().verses[i];
       tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
-      for (const System& s : scored.front().systems) tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
+      for (const System& s : scored.front().systems)
+        tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
       tsv << "\n";
     }
     if (tfm::write_side_output([&] { tfm::write_text_file("translations_test.tsv", tsv.str()); }))

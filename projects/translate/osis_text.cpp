@@ -14,7 +14,11 @@ constexpr std::uint32_t kNotUtf8 = 0x110000;
 std::uint32_t next_code_point(std::string_view s, std::size_t& i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char b = byte(i);
-  const std::size_t length = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  const std::size_t length = b < 0x80           ? 1
+                             : (b >> 5) == 0x6  ? 2
+                             : (b >> 4) == 0xE  ? 3
+                             : (b >> 3) == 0x1E ? 4
+                                                : 0;
   if (length == 1) {
     ++i;
     return b;
@@ -65,8 +69,20 @@ bool is_space(std::uint32_t cp) {
 // No space goes before these when a tag stood between them and the previous text ...
 bool closes(std::uint32_t cp) {
   switch (cp) {
-    case ',': case '.': case ';': case ':': case '!': case '?': case ')': case ']': case '}':
-    case 0x201D: case 0x2019: case 0xBB: case 0x2026: case 0x2014:  // ” ’ » … —
+    case ',':
+    case '.':
+    case ';':
+    case ':':
+    case '!':
+    case '?':
+    case ')':
+    case ']':
+    case '}':
+    case 0x201D:
+    case 0x2019:
+    case 0xBB:
+    case 0x2026:
+    case 0x2014:  // ” ’ » … —
       return true;
     default:
       return false;
@@ -75,7 +91,14 @@ bool closes(std::uint32_t cp) {
 // ... nor after these.
 bool opens(std::uint32_t cp) {
   switch (cp) {
-    case '(': case '[': case '{': case 0x201C: case 0x2018: case 0xAB: case 0xBF: case 0xA1:
+    case '(':
+    case '[':
+    case '{':
+    case 0x201C:
+    case 0x2018:
+    case 0xAB:
+    case 0xBF:
+    case 0xA1:
     case 0x2014:  // “ ‘ « ¿ ¡ —
       return true;
     default:
@@ -135,7 +158,9 @@ std::string_view attribute(const Tag& tag, std::string_view key) {
   for (std::size_t at = a.find(key); at != std::string_view::npos; at = a.find(key, at + 1)) {
     const std::size_t eq = at + key.size();
     const bool starts_name = at == 0 || is_space(static_cast<unsigned char>(a[at - 1]));
-    if (!starts_name || eq + 1 >= a.size() || a[eq] != '=' || (a[eq + 1] != '"' && a[eq + 1] != '\'')) continue;
+    if (!starts_name || eq + 1 >= a.size() || a[eq] != '=' ||
+        (a[eq + 1] != '"' && a[eq + 1] != '\''))
+      continue;
     const std::size_t close = a.find(a[eq + 1], eq + 2);
     if (close == std::string_view::npos) return {};
     return a.substr(eq + 2, close - eq - 2);
@@ -163,7 +188,9 @@ bool starts_appendix(const Tag& tag) {
   return tag.name == "div" && !tag.closing && (type == "glossary" || type == "introduction");
 }
 
-std::string at_byte(std::size_t i) { return " at byte " + std::to_string(i); }
+std::string at_byte(std::size_t i) {
+  return " at byte " + std::to_string(i);
+}
 
 // The code point of the entity that starts at osis[i] == '&'; `i` moves past its ';'.
 std::uint32_t read_entity(std::string_view osis, std::size_t& i) {
@@ -184,10 +211,10 @@ std::uint32_t read_entity(std::string_view osis, std::size_t& i) {
     std::uint32_t cp = 0;
     bool ok = !digits.empty();
     for (const char c : digits) {
-      const int d = c >= '0' && c <= '9'                  ? c - '0'
+      const int d = c >= '0' && c <= '9'          ? c - '0'
                     : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
                     : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                                          : -1;
+                                                  : -1;
       if (d < 0 || cp > 0x10FFFF) {
         ok = false;
         break;
@@ -195,7 +222,8 @@ std::uint32_t read_entity(std::string_view osis, std::size_t& i) {
       cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(d);
     }
     if (ok && cp != 0 && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF)) return cp;
-    throw OsisError("the character reference &" + std::string(name) + "; is not a character" + at_byte(start));
+    throw OsisError("the character reference &" + std::string(name) + "; is not a character" +
+                    at_byte(start));
   }
   throw OsisError("unknown entity &" + std::string(name) + ";" + at_byte(start));
 }
@@ -216,8 +244,12 @@ void skip_element(std::string_view osis, const Tag& tag, std::size_t tag_start, 
   }
 }
 
-bool is_upper(std::uint32_t cp) { return (cp >= 'A' && cp <= 'Z') || (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7); }
-bool is_lower(std::uint32_t cp) { return (cp >= 'a' && cp <= 'z') || (cp >= 0xDF && cp <= 0xFF && cp != 0xF7); }
+bool is_upper(std::uint32_t cp) {
+  return (cp >= 'A' && cp <= 'Z') || (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7);
+}
+bool is_lower(std::uint32_t cp) {
+  return (cp >= 'a' && cp <= 'z') || (cp >= 0xDF && cp <= 0xFF && cp != 0xF7);
+}
 
 }  // namespace
 

@@ -17,7 +17,9 @@ void shuffle(std::vector<T>& items, tfm::Rng& rng) {
 }
 
 // Columns a pair needs: its source, and its target with `<bos>` (decoder input) or `<eos>` (labels).
-std::size_t columns(const EncodedPair& p) { return std::max(p.source.size(), p.target.size() + 1); }
+std::size_t columns(const EncodedPair& p) {
+  return std::max(p.source.size(), p.target.size() + 1);
+}
 
 constexpr std::size_t kChunk = 2000;  // pairs sorted by length together
 
@@ -44,15 +46,18 @@ Bpe learn_tokenizer(const SplitVerses& parts, std::size_t symbols) {
 }
 }  // namespace
 
-TranslationData::TranslationData(SplitVerses parts, Direction direction, std::size_t symbols, std::size_t longest)
+TranslationData::TranslationData(SplitVerses parts, Direction direction, std::size_t symbols,
+                                 std::size_t longest)
     : TranslationData(parts, direction, learn_tokenizer(parts, symbols), longest) {}
 
-TranslationData::TranslationData(SplitVerses parts, Direction direction, Bpe tokenizer, std::size_t longest)
+TranslationData::TranslationData(SplitVerses parts, Direction direction, Bpe tokenizer,
+                                 std::size_t longest)
     : parts_(std::move(parts)),
       direction_(direction),
       tokenizer_(std::move(tokenizer)),
       vocabulary_(tfm::Tokenization::kWords, tokenizer_.symbols()) {
-  if (parts_[static_cast<int>(Part::kTrain)].empty()) throw std::invalid_argument("no training verses");
+  if (parts_[static_cast<int>(Part::kTrain)].empty())
+    throw std::invalid_argument("no training verses");
   encode_all(longest);
 }
 
@@ -77,7 +82,8 @@ void TranslationData::encode_all(std::size_t longest) {
     for (std::size_t i = 0; i < verses.size(); ++i) {
       EncodedPair pair{encode(source_text(verses[i])), encode(target_text(verses[i]))};
       if (static_cast<Part>(p) == Part::kTrain) {
-        if (pair.source.size() > longest || pair.target.size() > longest || pair.source.empty() || pair.target.empty()) {
+        if (pair.source.size() > longest || pair.target.size() > longest || pair.source.empty() ||
+            pair.target.empty()) {
           ++too_long_;
           continue;
         }
@@ -101,7 +107,9 @@ TranslationData::EpochPlan TranslationData::plan_epoch(std::uint64_t seed, std::
   for (std::size_t c = 0; c < order.size(); c += kChunk) {
     const auto begin = order.begin() + static_cast<long>(c);
     const auto end = order.begin() + static_cast<long>(std::min(order.size(), c + kChunk));
-    std::stable_sort(begin, end, [&](std::size_t a, std::size_t b) { return columns(train[a]) < columns(train[b]); });
+    std::stable_sort(begin, end, [&](std::size_t a, std::size_t b) {
+      return columns(train[a]) < columns(train[b]);
+    });
     // Rows are added while rows x the longest row (padding included) fits in batch_tokens.
     std::vector<std::size_t> batch;
     std::size_t widest = 0;
@@ -121,10 +129,12 @@ TranslationData::EpochPlan TranslationData::plan_epoch(std::uint64_t seed, std::
   return plan;
 }
 
-tfm::Batch TranslationData::training_batch(std::size_t index, std::size_t batch_tokens, std::uint64_t seed) const {
+tfm::Batch TranslationData::training_batch(std::size_t index, std::size_t batch_tokens,
+                                           std::uint64_t seed) const {
   if (batch_tokens < longest_ + 1)
-    throw std::invalid_argument("a batch of " + std::to_string(batch_tokens) + " tokens cannot hold a pair of " +
-                                std::to_string(longest_) + " tokens (+ <bos>/<eos>)");
+    throw std::invalid_argument("a batch of " + std::to_string(batch_tokens) +
+                                " tokens cannot hold a pair of " + std::to_string(longest_) +
+                                " tokens (+ <bos>/<eos>)");
   if (epoch_starts_.empty() || starts_seed_ != seed || starts_tokens_ != batch_tokens) {
     epoch_starts_ = {0};
     starts_seed_ = seed;
@@ -140,7 +150,9 @@ tfm::Batch TranslationData::training_batch(std::size_t index, std::size_t batch_
     epoch_starts_.push_back(plan_.first_index + plan_.batches.size());
   }
   const std::size_t epoch =
-      static_cast<std::size_t>(std::upper_bound(epoch_starts_.begin(), epoch_starts_.end(), index) - epoch_starts_.begin()) - 1;
+      static_cast<std::size_t>(std::upper_bound(epoch_starts_.begin(), epoch_starts_.end(), index) -
+                               epoch_starts_.begin()) -
+      1;
   if (plan_.batches.empty() || plan_.epoch != epoch) {
     plan_ = plan_epoch(seed, epoch, batch_tokens);
     plan_.first_index = epoch_starts_[epoch];
@@ -159,7 +171,8 @@ tfm::Batch TranslationData::batch(Part part, const std::vector<std::size_t>& ind
   }
   const std::size_t n = indices.size();
   // <pad> (id 0) wherever a verse has ended: the masks hide it from attention, the loss ignores it.
-  tfm::Batch b{tfm::TokenIds(xt::zeros<std::int32_t>({n, src_len})), tfm::TokenIds(xt::zeros<std::int32_t>({n, tgt_len})),
+  tfm::Batch b{tfm::TokenIds(xt::zeros<std::int32_t>({n, src_len})),
+               tfm::TokenIds(xt::zeros<std::int32_t>({n, tgt_len})),
                tfm::TokenIds(xt::zeros<std::int32_t>({n, tgt_len}))};
   for (std::size_t r = 0; r < n; ++r) {
     const EncodedPair& p = all[indices[r]];
@@ -179,7 +192,8 @@ std::vector<tfm::Batch> TranslationData::batches(Part part, std::size_t batch_to
   const auto& all = pairs(part);
   std::vector<std::size_t> order(all.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return columns(all[a]) < columns(all[b]); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return columns(all[a]) < columns(all[b]); });
   std::vector<tfm::Batch> out;
   std::vector<std::size_t> rows;
   for (const std::size_t i : order) {
@@ -198,7 +212,8 @@ tfm::TokenIds TranslationData::encode_sources(const std::vector<std::string>& te
   std::size_t longest = 1;
   for (std::size_t t = 0; t < texts.size(); ++t) {
     rows.push_back(encode(texts[t]));
-    if (rows.back().empty()) throw std::invalid_argument("text " + std::to_string(t + 1) + " has nothing to translate");
+    if (rows.back().empty())
+      throw std::invalid_argument("text " + std::to_string(t + 1) + " has nothing to translate");
     longest = std::max(longest, rows.back().size());
   }
   tfm::TokenIds ids = xt::zeros<std::int32_t>({texts.size(), longest});
@@ -219,11 +234,13 @@ std::string TranslationData::decode(const std::vector<std::int32_t>& ids) const 
 
 std::string TranslationData::summary() const {
   std::ostringstream out;
-  out << "verse pairs: " << verses(Part::kTrain).size() << " train (" << too_long_ << " of them longer than "
-      << longest_ << " subwords, left out of training), " << verses(Part::kDev).size() << " dev, "
-      << verses(Part::kTest).size() << " test, " << verses(Part::kHeldOutBook).size() << " in " << kHeldOutBook
-      << " (held out)\nsubwords: " << vocabulary_.size() << " ids (" << tokenizer_.characters().size() << " characters, "
-      << tokenizer_.merges().size() << " merges, 4 reserved), learnt on the training verses of both languages; "
+  out << "verse pairs: " << verses(Part::kTrain).size() << " train (" << too_long_
+      << " of them longer than " << longest_ << " subwords, left out of training), "
+      << verses(Part::kDev).size() << " dev, " << verses(Part::kTest).size() << " test, "
+      << verses(Part::kHeldOutBook).size() << " in " << kHeldOutBook
+      << " (held out)\nsubwords: " << vocabulary_.size() << " ids ("
+      << tokenizer_.characters().size() << " characters, " << tokenizer_.merges().size()
+      << " merges, 4 reserved), learnt on the training verses of both languages; "
       << "longest verse " << longest_tokens_ << " subwords";
   return out.str();
 }

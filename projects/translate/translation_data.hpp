@@ -58,12 +58,16 @@ class TranslationData {
   /// Its symbols as the model's vocabulary (the same for source and target).
   const tfm::Vocabulary& vocabulary() const { return vocabulary_; }
   /// The verses of a part, in canon order.
-  const std::vector<ParallelVerse>& verses(Part part) const { return parts_[static_cast<int>(part)]; }
+  const std::vector<ParallelVerse>& verses(Part part) const {
+    return parts_[static_cast<int>(part)];
+  }
   /// The source (or target) side of a verse in this direction.
   const std::string& source_text(const ParallelVerse& verse) const;
   const std::string& target_text(const ParallelVerse& verse) const;  ///< see source_text
   /// The encoded pairs of a part (training: only those within `longest`).
-  const std::vector<EncodedPair>& pairs(Part part) const { return encoded_[static_cast<int>(part)]; }
+  const std::vector<EncodedPair>& pairs(Part part) const {
+    return encoded_[static_cast<int>(part)];
+  }
   /// The longest source or target, in tokens, over every verse kept (`<eos>` not counted).
   std::size_t longest_tokens() const { return longest_tokens_; }
 

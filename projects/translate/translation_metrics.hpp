@@ -39,7 +39,8 @@ struct BleuStatistics {
 };
 
 /// The statistics of one output against its reference, both already tokens.
-BleuStatistics bleu_statistics(const std::vector<std::string>& output, const std::vector<std::string>& reference);
+BleuStatistics bleu_statistics(const std::vector<std::string>& output,
+                               const std::vector<std::string>& reference);
 
 /// How a precision without any match is scored.
 enum class BleuSmoothing {
@@ -49,26 +50,29 @@ enum class BleuSmoothing {
 
 /// A BLEU score and what it is made of.
 struct BleuScore {
-  double bleu = 0.0;                 ///< 0-100
+  double bleu = 0.0;                   ///< 0-100
   std::array<double, 4> precisions{};  ///< p_1 .. p_4, 0-100
-  double brevity_penalty = 0.0;      ///< BP
-  long output_length = 0;            ///< c
-  long reference_length = 0;         ///< r
+  double brevity_penalty = 0.0;        ///< BP
+  long output_length = 0;              ///< c
+  long reference_length = 0;           ///< r
   /// sacreBLEU's line: `12.34 45.6/18.9/9.1/4.8 (BP = 0.973 ratio = 0.973 hyp_len = ... ref_len = ...)`.
   std::string to_string() const;
 };
 
 /// The score of summed statistics.
-BleuScore bleu_score(const BleuStatistics& statistics, BleuSmoothing smoothing = BleuSmoothing::kExp);
+BleuScore bleu_score(const BleuStatistics& statistics,
+                     BleuSmoothing smoothing = BleuSmoothing::kExp);
 
 /// Corpus BLEU of `outputs` against `references` (one each, same order), on `13a` tokens of each
 /// line with its trailing whitespace removed, as `sacrebleu -tok 13a` computes it. Throws
 /// std::invalid_argument if the two lists differ in length or are empty.
-BleuScore corpus_bleu(const std::vector<std::string>& outputs, const std::vector<std::string>& references,
+BleuScore corpus_bleu(const std::vector<std::string>& outputs,
+                      const std::vector<std::string>& references,
                       BleuSmoothing smoothing = BleuSmoothing::kExp);
 
 /// Corpus chrF (β = 2, character 6-grams, whitespace removed), 0-100, as sacreBLEU 2's default
 /// `chrF2` computes it. Throws as corpus_bleu does.
-double corpus_chrf(const std::vector<std::string>& outputs, const std::vector<std::string>& references);
+double corpus_chrf(const std::vector<std::string>& outputs,
+                   const std::vector<std::string>& references);
 
 }  // namespace translate

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-
 #include <xtensor/xview.hpp>
 
 #include "tfm/decode/beam_search.hpp"
@@ -12,11 +11,14 @@ namespace translate {
 
 // [translate texts]
 std::vector<std::string> translate_texts(tfm::Transformer& model, const TranslationData& data,
-                                         const std::vector<std::string>& sources, const DecodingChoice& choice) {
+                                         const std::vector<std::string>& sources,
+                                         const DecodingChoice& choice) {
   std::vector<std::size_t> lengths(sources.size()), order(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) lengths[i] = data.encode_sources({sources[i]}).shape(1);
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    lengths[i] = data.encode_sources({sources[i]}).shape(1);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
   std::vector<std::string> translations(sources.size());
   const std::size_t per_batch = std::max<std::size_t>(1, choice.sources_per_batch);
   for (std::size_t first = 0; first < order.size(); first += per_batch) {
@@ -37,7 +39,8 @@ std::vector<std::string> translate_texts(tfm::Transformer& model, const Translat
       options.length_penalty = choice.alpha;
       tokens = tfm::beam_search(model, src, options).best_tokens();
     }
-    for (std::size_t r = 0; r < texts.size(); ++r) translations[order[first + r]] = data.decode(tfm::row(tokens, r));
+    for (std::size_t r = 0; r < texts.size(); ++r)
+      translations[order[first + r]] = data.decode(tfm::row(tokens, r));
   }
   return translations;
 }

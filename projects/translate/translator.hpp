@@ -15,8 +15,8 @@ namespace translate {
 
 /// How to decode.
 struct DecodingChoice {
-  std::size_t beam = 4;   ///< 1: greedy decoding; else beam search with this many beams
-  float alpha = 0.6f;     ///< the length penalty's α (beam search only)
+  std::size_t beam = 4;  ///< 1: greedy decoding; else beam search with this many beams
+  float alpha = 0.6f;    ///< the length penalty's α (beam search only)
   std::size_t sources_per_batch = 32;  ///< source texts decoded together (times `beam` rows)
 };
 
@@ -24,6 +24,7 @@ struct DecodingChoice {
 /// lengths; a translation may run to twice its source's subwords plus 10, at most the model's
 /// positional table. Throws std::invalid_argument for a text with nothing to translate.
 std::vector<std::string> translate_texts(tfm::Transformer& model, const TranslationData& data,
-                                         const std::vector<std::string>& sources, const DecodingChoice& choice);
+                                         const std::vector<std::string>& sources,
+                                         const DecodingChoice& choice);
 
 }  // namespace translate

@@ -7,11 +7,12 @@
 namespace translate {
 namespace {
 
-constexpr int kLargestShift = 5;         // rule 2 looks this many verses off either way
-constexpr double kShiftedBetter = 0.8;   // ... and calls a chapter shifted 20 % better there
-constexpr double kPoorAgreement = 0.22;  // ... if its own agreement is this poor (twice the median's)
+constexpr int kLargestShift = 5;        // rule 2 looks this many verses off either way
+constexpr double kShiftedBetter = 0.8;  // ... and calls a chapter shifted 20 % better there
+constexpr double kPoorAgreement =
+    0.22;  // ... if its own agreement is this poor (twice the median's)
 constexpr std::size_t kFewestVerses = 4;  // ... when it has at least this many pairs to compare
-constexpr double kLargestRatio = 2.0;    // rule 3
+constexpr double kLargestRatio = 2.0;     // rule 3
 
 // Characters (UTF-8 code points), so that an accent counts once.
 std::size_t characters(const std::string& text) {
@@ -26,7 +27,8 @@ bool shifted(const std::vector<ParallelVerse>& chapter) {
   for (int shift = -kLargestShift; shift <= kLargestShift; ++shift) {
     if (shift == 0) continue;
     const LengthAgreement off = length_agreement(chapter, shift);
-    if (off.verses >= kFewestVerses && off.mean_abs_log_ratio < kShiftedBetter * own.mean_abs_log_ratio)
+    if (off.verses >= kFewestVerses &&
+        off.mean_abs_log_ratio < kShiftedBetter * own.mean_abs_log_ratio)
       return true;
   }
   return false;
@@ -40,12 +42,14 @@ LengthAgreement length_agreement(const std::vector<ParallelVerse>& chapter, int 
   for (std::size_t v = 0; v < chapter.size(); ++v) {
     const long other = static_cast<long>(v) + shift;
     if (other < 0 || other >= static_cast<long>(chapter.size())) continue;
-    const std::size_t a = characters(chapter[v].spanish), b = characters(chapter[static_cast<std::size_t>(other)].english);
+    const std::size_t a = characters(chapter[v].spanish),
+                      b = characters(chapter[static_cast<std::size_t>(other)].english);
     if (a == 0 || b == 0) continue;
     sum += std::abs(std::log(static_cast<double>(a) / static_cast<double>(b)));
     ++agreement.verses;
   }
-  agreement.mean_abs_log_ratio = agreement.verses ? sum / static_cast<double>(agreement.verses) : 0.0;
+  agreement.mean_abs_log_ratio =
+      agreement.verses ? sum / static_cast<double>(agreement.verses) : 0.0;
   return agreement;
 }
 
@@ -62,7 +66,8 @@ AlignedVerses align_verses(const std::vector<ParallelVerse>& verses) {
                                              verses.begin() + static_cast<long>(end));
     const bool chapter_shifted = shifted(chapter);
     if (chapter_shifted)
-      report.shifted_chapters.push_back(chapter[0].ref.book + "." + std::to_string(chapter[0].ref.chapter));
+      report.shifted_chapters.push_back(chapter[0].ref.book + "." +
+                                        std::to_string(chapter[0].ref.chapter));
     for (const ParallelVerse& verse : chapter) {
       if (verse.spanish.empty()) {
         ++report.missing_spanish;
@@ -71,7 +76,8 @@ AlignedVerses align_verses(const std::vector<ParallelVerse>& verses) {
       } else if (chapter_shifted) {
         ++report.in_shifted_chapters;
       } else {
-        const double ratio = static_cast<double>(characters(verse.spanish)) / static_cast<double>(characters(verse.english));
+        const double ratio = static_cast<double>(characters(verse.spanish)) /
+                             static_cast<double>(characters(verse.english));
         if (ratio > kLargestRatio || ratio < 1.0 / kLargestRatio) {
           ++report.length_mismatches;
         } else {
@@ -89,8 +95,10 @@ std::string AlignmentReport::summary() const {
   std::ostringstream out;
   out << verses << " verses in the Spanish versification; dropped: " << missing_spanish
       << " without Spanish text, " << missing_english << " without English text, "
-      << in_shifted_chapters << " in " << shifted_chapters.size() << " chapters numbered differently (";
-  for (std::size_t i = 0; i < shifted_chapters.size(); ++i) out << (i ? " " : "") << shifted_chapters[i];
+      << in_shifted_chapters << " in " << shifted_chapters.size()
+      << " chapters numbered differently (";
+  for (std::size_t i = 0; i < shifted_chapters.size(); ++i)
+    out << (i ? " " : "") << shifted_chapters[i];
   out << "), " << length_mismatches << " whose two texts differ in length more than "
       << kLargestRatio << "x; " << kept << " verse pairs kept.";
   return out.str();

@@ -28,13 +28,13 @@ namespace translate {
 
 /// How many verses each rule of the alignment dropped, and which chapters were shifted.
 struct AlignmentReport {
-  std::size_t verses = 0;            ///< verses read (the Spanish versification's)
-  std::size_t missing_spanish = 0;   ///< verses the Spanish module has no text for
-  std::size_t missing_english = 0;   ///< verses the English module has no text for (Spanish has)
-  std::size_t in_shifted_chapters = 0;      ///< verses of the shifted chapters (both texts there)
+  std::size_t verses = 0;               ///< verses read (the Spanish versification's)
+  std::size_t missing_spanish = 0;      ///< verses the Spanish module has no text for
+  std::size_t missing_english = 0;      ///< verses the English module has no text for (Spanish has)
+  std::size_t in_shifted_chapters = 0;  ///< verses of the shifted chapters (both texts there)
   std::vector<std::string> shifted_chapters;  ///< e.g. `Jonah.2`
-  std::size_t length_mismatches = 0;  ///< verses dropped by the length rule
-  std::size_t kept = 0;               ///< the pairs that remain
+  std::size_t length_mismatches = 0;          ///< verses dropped by the length rule
+  std::size_t kept = 0;                       ///< the pairs that remain
   /// One paragraph with every count and the shifted chapters.
   std::string summary() const;
 };

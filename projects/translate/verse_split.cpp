@@ -4,10 +4,14 @@ namespace translate {
 
 const char* part_name(Part part) {
   switch (part) {
-    case Part::kTrain: return "train";
-    case Part::kDev: return "dev";
-    case Part::kTest: return "test";
-    case Part::kHeldOutBook: return "book";
+    case Part::kTrain:
+      return "train";
+    case Part::kDev:
+      return "dev";
+    case Part::kTest:
+      return "test";
+    case Part::kHeldOutBook:
+      return "book";
   }
   return "?";
 }
@@ -27,9 +31,11 @@ Part part_of(const VerseRef& ref, const std::string& held_out_book) {
   return bucket < 94 ? Part::kTrain : bucket < 96 ? Part::kDev : Part::kTest;
 }
 
-SplitVerses split_verses(const std::vector<ParallelVerse>& pairs, const std::string& held_out_book) {
+SplitVerses split_verses(const std::vector<ParallelVerse>& pairs,
+                         const std::string& held_out_book) {
   SplitVerses parts;
-  for (const ParallelVerse& pair : pairs) parts[static_cast<int>(part_of(pair.ref, held_out_book))].push_back(pair);
+  for (const ParallelVerse& pair : pairs)
+    parts[static_cast<int>(part_of(pair.ref, held_out_book))].push_back(pair);
   return parts;
 }
 

@@ -38,6 +38,7 @@ Part part_of(const VerseRef& ref, const std::string& held_out_book = kHeldOutBoo
 /// The verse pairs of each part, in canon order, indexed by Part.
 using SplitVerses = std::array<std::vector<ParallelVerse>, 4>;
 /// Deals `pairs` into their parts.
-SplitVerses split_verses(const std::vector<ParallelVerse>& pairs, const std::string& held_out_book = kHeldOutBook);
+SplitVerses split_verses(const std::vector<ParallelVerse>& pairs,
+                         const std::string& held_out_book = kHeldOutBook);
 
 }  // namespace translate

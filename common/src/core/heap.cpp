@@ -9,8 +9,9 @@ namespace tfm {
 void keep_freed_memory_for_reuse() {
 #if defined(__GLIBC__)
   static const bool done = [] {
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // blocks up to 32 MiB (glibc's maximum) come from the heap
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);   // and freeing them never shrinks it
+    mallopt(M_MMAP_THRESHOLD,
+            32 << 20);                   // blocks up to 32 MiB (glibc's maximum) come from the heap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);  // and freeing them never shrinks it
     return true;
   }();
   (void)done;

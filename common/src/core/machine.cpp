@@ -115,7 +115,9 @@ const bool kSetUpAtStart = (machine(), true);
 
 }  // namespace
 
-int compute_threads() { return machine().threads; }
+int compute_threads() {
+  return machine().threads;
+}
 
 std::string blas_kernels() {
   machine();

@@ -13,7 +13,9 @@
 namespace tfm {
 namespace {
 
-CBLAS_TRANSPOSE to_cblas(Op op) { return op == Op::kPlain ? CblasNoTrans : CblasTrans; }
+CBLAS_TRANSPOSE to_cblas(Op op) {
+  return op == Op::kPlain ? CblasNoTrans : CblasTrans;
+}
 
 // A product smaller than this (M*N*K multiply-adds) is not worth splitting across threads.
 constexpr double kSplitThreshold = 1 << 21;
@@ -21,8 +23,9 @@ constexpr double kSplitThreshold = 1 << 21;
 constexpr std::size_t kMinSliceExtent = 64;
 constexpr std::size_t kMaxSlices = 8;
 
-void sgemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
-           std::size_t lda, const float* B, std::size_t ldb, float beta, float* C, std::size_t ldc) {
+void sgemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+           const float* A, std::size_t lda, const float* B, std::size_t ldb, float beta, float* C,
+           std::size_t ldc) {
   cblas_sgemm(CblasRowMajor, to_cblas(op_a), to_cblas(op_b), static_cast<int>(M),
               static_cast<int>(N), static_cast<int>(K), alpha, A, static_cast<int>(lda), B,
               static_cast<int>(ldb), beta, C, static_cast<int>(ldc));
@@ -48,8 +51,8 @@ Dims product_dims(const char* op_name, std::size_t a_rows, std::size_t a_cols, s
   const std::size_t n = op_b == Op::kPlain ? b_cols : b_rows;
   require(ka == kb, op_name,
           "inner dimensions differ: a " + a_shape + (op_a == Op::kTransposed ? "ᵀ" : "") + " · b " +
-              b_shape + (op_b == Op::kTransposed ? "ᵀ" : "") + " (" + std::to_string(ka) +
-              " vs " + std::to_string(kb) + ")");
+              b_shape + (op_b == Op::kTransposed ? "ᵀ" : "") + " (" + std::to_string(ka) + " vs " +
+              std::to_string(kb) + ")");
   return {m, n, ka};
 }
 
@@ -61,8 +64,9 @@ Dims product_dims(const char* op_name, std::size_t a_rows, std::size_t a_cols, s
 // threads share the slices out. How many slices depends on the shape alone, never on the number
 // of threads: one thread computes the same calls as two, one after the other, so the result is
 // the same to the last bit whatever the thread count (a test checks it).
-void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha, const float* A,
-          std::size_t lda, const float* B, std::size_t ldb, float beta, float* C, std::size_t ldc) {
+void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float alpha,
+          const float* A, std::size_t lda, const float* B, std::size_t ldb, float beta, float* C,
+          std::size_t ldc) {
   if (M == 0 || N == 0) return;
   const std::size_t parts = gemm_slices(M, N, K);
   if (parts == 1) {
@@ -89,9 +93,9 @@ void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float a
 // `batch` independent products; operand i starts at A + i * stride_a (likewise B, C). A stride of
 // 0 reuses one operand for every product.
 void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K,
-                  float alpha, const float* A, std::size_t lda, std::size_t stride_a, const float* B,
-                  std::size_t ldb, std::size_t stride_b, float beta, float* C, std::size_t ldc,
-                  std::size_t stride_c) {
+                  float alpha, const float* A, std::size_t lda, std::size_t stride_a,
+                  const float* B, std::size_t ldb, std::size_t stride_b, float beta, float* C,
+                  std::size_t ldc, std::size_t stride_c) {
   // Small products (attention's per-head [40, 40] scores) are run one per thread; a big one is
   // split by gemm() itself, so the batch is walked in order then. A batch that is small in all
   // (one decoding step of one sequence) stays on this thread: waking the others costs more.
@@ -178,8 +182,8 @@ void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, 
               ", " + std::to_string(d.n) + "]");
   const profile::Scope timed(profiled(op_a, op_b, 1, d));
   profile::count_inputs(a.data(), a.size(), b.data(), b.size());
-  gemm(op_a, op_b, d.m, d.n, d.k, 1.0f, a.data(), a.shape(2), b.data(), b.shape(2), 1.0f,
-       c.data(), d.n);
+  gemm(op_a, op_b, d.m, d.n, d.k, 1.0f, a.data(), a.shape(2), b.data(), b.shape(2), 1.0f, c.data(),
+       d.n);
 }
 
 Tensor3 linear(const Tensor3& x, const Tensor2& weight, const Tensor1& bias) {

@@ -8,10 +8,16 @@ bool& grad_mode() {
 }
 }  // namespace
 
-bool grad_enabled() { return grad_mode(); }
+bool grad_enabled() {
+  return grad_mode();
+}
 
-NoGrad::NoGrad() : previous_(grad_mode()) { grad_mode() = false; }
+NoGrad::NoGrad() : previous_(grad_mode()) {
+  grad_mode() = false;
+}
 
-NoGrad::~NoGrad() { grad_mode() = previous_; }
+NoGrad::~NoGrad() {
+  grad_mode() = previous_;
+}
 
 }  // namespace tfm

@@ -43,9 +43,13 @@ std::string product_kind(const Product& p) {
 
 }  // namespace
 
-bool enabled() { return state().on; }
+bool enabled() {
+  return state().on;
+}
 
-bool set_enabled(bool on) { return std::exchange(state().on, on); }
+bool set_enabled(bool on) {
+  return std::exchange(state().on, on);
+}
 
 void reset() {
   state().entries.clear();

@@ -3,8 +3,9 @@
 namespace tfm {
 
 void add_into(Tensor3& sum, const Tensor3& term) {
-  require(sum.shape() == term.shape(), "add_into",
-          "sum " + shape_string(sum.shape()) + " and term " + shape_string(term.shape()) + " differ");
+  require(
+      sum.shape() == term.shape(), "add_into",
+      "sum " + shape_string(sum.shape()) + " and term " + shape_string(term.shape()) + " differ");
   float* s = sum.data();
   const float* t = term.data();
   const std::size_t n = sum.size();

@@ -28,7 +28,9 @@ void emit(Record record) {
 
 }  // namespace
 
-bool enabled() { return state().on; }
+bool enabled() {
+  return state().on;
+}
 
 bool set_enabled(bool on) {
   bool previous = state().on;
@@ -36,7 +38,9 @@ bool set_enabled(bool on) {
   return previous;
 }
 
-void set_output(std::ostream& out) { state().out = &out; }
+void set_output(std::ostream& out) {
+  state().out = &out;
+}
 
 std::string Record::line() const {
   if (kind != Kind::kStep) return text;
@@ -136,8 +140,12 @@ std::vector<std::string> Capture::lines() const {
   return out;
 }
 
-std::string Capture::text() const { return impl_->buffer.str(); }
+std::string Capture::text() const {
+  return impl_->buffer.str();
+}
 
-const std::vector<Record>& Capture::records() const { return impl_->records; }
+const std::vector<Record>& Capture::records() const {
+  return impl_->records;
+}
 
 }  // namespace tfm::trace

@@ -72,7 +72,8 @@ std::string printable(const std::string& symbol) {
 std::string symbol_problem(Tokenization tokenization, const std::string& symbol) {
   if (symbol.empty()) return "a symbol cannot be empty";
   if (tokenization == Tokenization::kCharacters) {
-    if (utf8_characters(symbol).size() != 1) return printable(symbol) + " is not a single character";
+    if (utf8_characters(symbol).size() != 1)
+      return printable(symbol) + " is not a single character";
   } else {
     for (char c : symbol)
       if (is_space(c)) return "the word " + printable(symbol) + " contains whitespace";

@@ -74,10 +74,12 @@ std::string mask_vowels(const std::string& text) {
 std::vector<std::int32_t> restore_input_ids(const Vocabulary& vocabulary, const std::string& text,
                                             std::size_t max_len) {
   if (text.empty()) throw std::invalid_argument("the text is empty");
-  std::vector<std::int32_t> ids = vocabulary.encode(text, OnUnknown::kThrow);  // names the character
+  std::vector<std::int32_t> ids =
+      vocabulary.encode(text, OnUnknown::kThrow);  // names the character
   if (ids.size() > max_len)
     throw std::invalid_argument("the text has " + std::to_string(ids.size()) +
-                                " characters but the model's positional table holds " + std::to_string(max_len));
+                                " characters but the model's positional table holds " +
+                                std::to_string(max_len));
   return ids;
 }
 
@@ -125,7 +127,8 @@ VowelRestoration::VowelRestoration(const std::string& raw_text, const VowelOptio
   }
 
   if (text_.find_first_of("aeiou") == std::string::npos)
-    throw std::invalid_argument("corpus '" + source_ + "' has no vowel (a, e, i, o, u) after preprocessing: "
+    throw std::invalid_argument("corpus '" + source_ +
+                                "' has no vowel (a, e, i, o, u) after preprocessing: "
                                 "there is nothing to restore");
   plain_ids_ = vocabulary_.encode(text_, OnUnknown::kThrow);
   masked_ids_ = vocabulary_.encode(mask_vowels(text_), OnUnknown::kThrow);
@@ -136,9 +139,11 @@ VowelRestoration VowelRestoration::from_file(const std::string& path, const Vowe
   const std::string raw = read_text_file(path, "corpus", kMaxCorpusBytes);
   if (const std::size_t bad = first_invalid_utf8_byte(raw); bad != std::string::npos) {
     char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(raw[bad])));
-    throw std::runtime_error("corpus '" + path + "' is not UTF-8 text: byte " + byte + " at offset " +
-                             std::to_string(bad) + " (Latin-1? convert it: iconv -f latin1 -t utf-8)");
+    std::snprintf(byte, sizeof byte, "0x%02X",
+                  static_cast<unsigned>(static_cast<unsigned char>(raw[bad])));
+    throw std::runtime_error("corpus '" + path + "' is not UTF-8 text: byte " + byte +
+                             " at offset " + std::to_string(bad) +
+                             " (Latin-1? convert it: iconv -f latin1 -t utf-8)");
   }
   return VowelRestoration(raw, options, path);
 }
@@ -187,12 +192,14 @@ std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::siz
   return spread_windows(data, Split::kHeldOut, count);
 }
 
-std::vector<std::size_t> spread_windows(const VowelRestoration& data, Split split, std::size_t count) {
+std::vector<std::size_t> spread_windows(const VowelRestoration& data, Split split,
+                                        std::size_t count) {
   const std::size_t available = data.num_windows(split);
   const std::size_t spacing =
       std::max(data.options().window, available / std::max<std::size_t>(count, 1));
   std::vector<std::size_t> indices;
-  for (std::size_t i = 0; i < available && indices.size() < count; i += spacing) indices.push_back(i);
+  for (std::size_t i = 0; i < available && indices.size() < count; i += spacing)
+    indices.push_back(i);
   return indices;
 }
 

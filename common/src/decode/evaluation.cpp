@@ -16,10 +16,11 @@ struct ReferenceExample {
 };
 const ReferenceExample kReferenceExamples[] = {
     {"th* t*m* tr*v*ll*r s*t d*wn", "the time trave traveller sa", "the time traveller sat down"},
-    {"h* m*d* * w*nd*rf*l d*sc*v*ry", "he made i wonderful discovery", "he made a wonderful discovery"},
-    {"*t w*s * d*rk *nd st*rmy n*ght", "it was a a dark andark and sto", "it was a dark and stormy night"},
+    {"h* m*d* * w*nd*rf*l d*sc*v*ry", "he made i wonderful discovery",
+     "he made a wonderful discovery"},
+    {"*t w*s * d*rk *nd st*rmy n*ght", "it was a a dark andark and sto",
+     "it was a dark and stormy night"},
 };
-
 
 }  // namespace
 
@@ -32,7 +33,8 @@ SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std:
       const std::string want = generated_text(task.target_vocabulary(), batch.tgt_out, b);
       result.exact += got == want;
       if (result.examples.size() < 3 && &batch == &task.held_out().front())
-        result.examples.push_back({generated_text(task.source_vocabulary(), batch.src, b), got, want});
+        result.examples.push_back(
+            {generated_text(task.source_vocabulary(), batch.src, b), got, want});
     }
   }
   return result;
@@ -56,20 +58,23 @@ std::vector<VowelBaseline> fitted_baselines(const std::string& train_text) {
 // [evaluate vowels]
 // The windows `chosen` of part `split` of `data` (the task's text, or another one), restored
 // by the model (both decodings) and by every rule, 64 windows at a time.
-VowelEvaluation score_windows(Transformer& model, const VowelTask& task, const VowelRestoration& data,
-                              Split split, const std::vector<std::size_t>& chosen, std::size_t beam) {
+VowelEvaluation score_windows(Transformer& model, const VowelTask& task,
+                              const VowelRestoration& data, Split split,
+                              const std::vector<std::size_t>& chosen, std::size_t beam) {
   const std::string train_text = training_text(task);
   const std::vector<VowelBaseline> rules = fitted_baselines(train_text);
   VowelEvaluation result;
   result.window_length = data.options().window;
   result.model.name = "this model, letters of the input kept (default)";
   result.model_free.name = "this model, free decoding";
-  for (const VowelBaseline& rule : rules) result.baselines.push_back({"baseline: " + rule.name(), {}});
+  for (const VowelBaseline& rule : rules)
+    result.baselines.push_back({"baseline: " + rule.name(), {}});
 
   result.windows = chosen.size();
   for (std::size_t i = 0; i < chosen.size(); i += 64) {
-    const std::vector<std::size_t> chunk(chosen.begin() + static_cast<std::ptrdiff_t>(i),
-                                         chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
+    const std::vector<std::size_t> chunk(
+        chosen.begin() + static_cast<std::ptrdiff_t>(i),
+        chosen.begin() + static_cast<std::ptrdiff_t>(std::min(chosen.size(), i + 64)));
     const Batch batch = data.batch(split, chunk);
     const TokenIds kept = task.generate(model, batch.src, beam, true);
     const TokenIds free = task.generate(model, batch.src, beam, false);
@@ -94,18 +99,21 @@ VowelEvaluation evaluate_vowels(Transformer& model, const VowelTask& task, std::
   VowelEvaluation result =
       score_windows(model, task, data, Split::kHeldOut, held_out_windows(data, windows), beam);
   for (const ReferenceExample& e : kReferenceExamples)
-    result.sentences.push_back({e.input, e.reference_output, e.expected,
-                                task.restore(model, e.input, beam, true)});
+    result.sentences.push_back(
+        {e.input, e.reference_output, e.expected, task.restore(model, e.input, beam, true)});
   return result;
 }
 
-VowelEvaluation evaluate_vowels_on(Transformer& model, const VowelTask& task, const VowelRestoration& text,
-                                   std::size_t windows, std::size_t beam) {
+VowelEvaluation evaluate_vowels_on(Transformer& model, const VowelTask& task,
+                                   const VowelRestoration& text, std::size_t windows,
+                                   std::size_t beam) {
   if (text.options().window != task.data().options().window)
     throw std::invalid_argument("evaluate_vowels_on: the text is cut into windows of " +
-                                std::to_string(text.options().window) + " characters, the task into " +
+                                std::to_string(text.options().window) +
+                                " characters, the task into " +
                                 std::to_string(task.data().options().window));
-  return score_windows(model, task, text, Split::kTrain, spread_windows(text, Split::kTrain, windows), beam);
+  return score_windows(model, task, text, Split::kTrain,
+                       spread_windows(text, Split::kTrain, windows), beam);
 }
 
 }  // namespace tfm

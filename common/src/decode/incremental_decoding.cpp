@@ -93,8 +93,8 @@ void DecoderCache::select_rows(const std::vector<std::size_t>& rows) {
 }
 
 // [cached attention]
-Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input, const Tensor3* new_memory,
-             KeyValueCache& cache, const Mask* mask) {
+Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input,
+                         const Tensor3* new_memory, KeyValueCache& cache, const Mask* mask) {
   // query_input [B, 1, d_model], new_memory [B, n, d_model] or none,
   // cache [B, H, L_old, d_k] -> [B, H, L, d_k] with L = L_old + n,
   // mask [B, 1, L] or none -> output [B, 1, d_model]
@@ -119,22 +119,23 @@ Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input, co
   if (mask)
     require_shape(name, "mask", *mask, {B, Lq, cache.length()}, "(batch, len_q, cached_len)");
 
-  const Tensor4 q_heads = traced(split_heads(mha.w_q.forward(query_input), H),
-                                 "project and split the new query", "Q",
-                                 "batch, heads, len_q, d_k");
+  const Tensor4 q_heads =
+      traced(split_heads(mha.w_q.forward(query_input), H), "project and split the new query", "Q",
+             "batch, heads, len_q, d_k");
   Tensor4 context;
   {
     trace::Scope scope("ScaledDotProductAttention over the cache, all heads at once");
     context = ScaledDotProductAttention().forward(q_heads, cache.keys, cache.values, mask);
   }
-  return traced(mha.w_o.forward(concat_heads(context)), "concat heads, output projection",
-                "output", "batch, len_q, d_model");
+  return traced(mha.w_o.forward(concat_heads(context)), "concat heads, output projection", "output",
+                "batch, len_q, d_model");
 }
 // [cached attention]
 
 // [decoder layer step]
-Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
-             const Mask* cross_mask, DecoderLayerCache& cache) {
+Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory,
+                             const Mask* self_mask, const Mask* cross_mask,
+                             DecoderLayerCache& cache) {
   // x [B, 1, d], memory [B, S, d], self_mask [B, 1, t + 1], cross_mask [B, 1, S] -> [B, 1, d]
   // The same three blocks as DecoderLayer::forward, for one position. Add & Norm and the
   // feed-forward network work position by position, so only the two attentions need the cache.
@@ -165,8 +166,8 @@ Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor
 // [decoder layer step]
 
 // [cached decoder]
-Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position, const Tensor3& memory,
-             const Mask* cross_mask, DecoderCache& cache) {
+Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position,
+                       const Tensor3& memory, const Mask* cross_mask, DecoderCache& cache) {
   // last [B, 1], memory [B, S, d], cross_mask [B, 1, S] -> hidden [B, 1, d]
   const char* name = "Decoder step";
   NoGrad no_grad;
@@ -176,9 +177,9 @@ Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t posit
   require(position == cache.length(), name,
           "position " + std::to_string(position) + " given, but the cache holds " +
               std::to_string(cache.length()) + " positions: step t feeds the token at position t");
-  require(cache.length() == 0 || cache.tokens.shape(0) == B, name,
-          "last has batch " + std::to_string(B) + ", the cache " +
-              shape_string(cache.tokens.shape()));
+  require(
+      cache.length() == 0 || cache.tokens.shape(0) == B, name,
+      "last has batch " + std::to_string(B) + ", the cache " + shape_string(cache.tokens.shape()));
   if (cache.layers.empty()) cache.layers.resize(decoder.layers.size());
   require(cache.layers.size() == decoder.layers.size(), name,
           "the cache has " + std::to_string(cache.layers.size()) + " layers, the decoder " +
@@ -215,7 +216,7 @@ Tensor3 encode(Transformer& model, const TokenIds& src) {
 }
 
 Tensor3 decoder_logits(Transformer& model, const TokenIds& src, const Tensor3& memory,
-               const TokenIds& tgt_in) {
+                       const TokenIds& tgt_in) {
   // src [B, S], memory [B, S, d_model], tgt_in [B, T] -> logits [B, T, tgt_vocab]
   NoGrad no_grad;
   trace::Scope scope("decode (the whole prefix)");
@@ -230,8 +231,8 @@ Tensor3 decoder_logits(Transformer& model, const TokenIds& src, const Tensor3& m
   return logits;
 }
 
-Tensor3 next_token_logits(Transformer& model, const TokenIds& src, const Tensor3& memory, const TokenIds& last,
-             std::size_t position, DecoderCache& cache) {
+Tensor3 next_token_logits(Transformer& model, const TokenIds& src, const Tensor3& memory,
+                          const TokenIds& last, std::size_t position, DecoderCache& cache) {
   // src [B, S], memory [B, S, d_model], last [B, 1] -> logits [B, 1, tgt_vocab]
   NoGrad no_grad;
   trace::Scope scope("step (position " + std::to_string(position) + ")");

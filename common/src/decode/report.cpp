@@ -24,29 +24,32 @@ std::string scores_text(const VowelEvaluation& r) {
     const bool better = r.model.score.vowel_accuracy() > baseline.score.vowel_accuracy();
     (better ? beaten : ahead) += "  - " + name + "\n";
   }
-  return text + "\nThe model (letters kept) restores more vowels than:\n" + (beaten.empty() ? "  - none\n" : beaten) +
-         "and as many or fewer than:\n" + (ahead.empty() ? "  - none\n" : ahead);
+  return text + "\nThe model (letters kept) restores more vowels than:\n" +
+         (beaten.empty() ? "  - none\n" : beaten) + "and as many or fewer than:\n" +
+         (ahead.empty() ? "  - none\n" : ahead);
 }
 
 }  // namespace
 
 // [results table]
 std::string results_text(const VowelEvaluation& r) {
-  std::string text = format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
-                            r.windows, r.window_length, r.model.score.vowels);
+  std::string text =
+      format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
+             r.windows, r.window_length, r.model.score.vowels);
   text += scores_text(r);
   text += "\nReference 002's test sentences (it printed the middle column):\n";
   for (const ReferenceSentence& s : r.sentences)
-    text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(), s.reference_output.c_str(),
-                   s.ours.c_str(), s.correct() ? "(correct)" : "");
+    text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(),
+                   s.reference_output.c_str(), s.ours.c_str(), s.correct() ? "(correct)" : "");
   return text;
 }
 // [results table]
 
 std::string test_corpus_results_text(const VowelEvaluation& r, const std::string& text_name) {
-  return format("Another text, %s: %zu windows of %zu characters, %zu hidden vowels\n"
-                "(the model and the baselines learned from the training text only)\n",
-                text_name.c_str(), r.windows, r.window_length, r.model.score.vowels) +
+  return format(
+             "Another text, %s: %zu windows of %zu characters, %zu hidden vowels\n"
+             "(the model and the baselines learned from the training text only)\n",
+             text_name.c_str(), r.windows, r.window_length, r.model.score.vowels) +
          scores_text(r);
 }
 
@@ -55,8 +58,10 @@ std::string results_text(const SequenceEvaluation& r) {
   for (const SequenceEvaluation::Example& e : r.examples)
     text += "  " + e.source + "  ->  " + e.output +
             (e.output == e.expected ? "   (correct)" : "   (expected: " + e.expected + ")") + "\n";
-  return text + format("held-out sequences decoded exactly: %zu of %zu (%.1f%%)\n", r.exact, r.total,
-                       r.total ? 100.0 * static_cast<double>(r.exact) / static_cast<double>(r.total) : 0.0);
+  return text + format("held-out sequences decoded exactly: %zu of %zu (%.1f%%)\n", r.exact,
+                       r.total,
+                       r.total ? 100.0 * static_cast<double>(r.exact) / static_cast<double>(r.total)
+                               : 0.0);
 }
 
 }  // namespace tfm

@@ -9,7 +9,9 @@
 namespace tfm {
 namespace {
 
-bool is_vowel(char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
+bool is_vowel(char c) {
+  return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+}
 
 // The `k` characters of the masked text on each side of position i, as "left|right"; '^' and '$'
 // stand for what lies before the start and after the end.
@@ -34,11 +36,16 @@ char argmax_vowel(const Counts& counts) {
 
 int vowel_index(char c) {
   switch (c) {
-    case 'a': return 0;
-    case 'e': return 1;
-    case 'i': return 2;
-    case 'o': return 3;
-    default: return 4;
+    case 'a':
+      return 0;
+    case 'e':
+      return 1;
+    case 'i':
+      return 2;
+    case 'o':
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -51,8 +58,9 @@ double ratio(std::size_t part, std::size_t whole) {
 void RestorationScore::add(const std::string& masked, const std::string& restored,
                            const std::string& truth) {
   if (masked.size() != truth.size())
-    throw std::invalid_argument("RestorationScore: lengths differ (masked " + std::to_string(masked.size()) +
-                                ", truth " + std::to_string(truth.size()) + ")");
+    throw std::invalid_argument("RestorationScore: lengths differ (masked " +
+                                std::to_string(masked.size()) + ", truth " +
+                                std::to_string(truth.size()) + ")");
   // Free decoding may stop early (<eos>) or run on: a missing position is wrong, extra ones
   // are ignored.
   for (std::size_t i = 0; i < truth.size(); ++i) {
@@ -66,9 +74,13 @@ void RestorationScore::add(const std::string& masked, const std::string& restore
   }
 }
 
-double RestorationScore::character_accuracy() const { return ratio(correct_characters, characters); }
+double RestorationScore::character_accuracy() const {
+  return ratio(correct_characters, characters);
+}
 
-double RestorationScore::vowel_accuracy() const { return ratio(correct_vowels, vowels); }
+double RestorationScore::vowel_accuracy() const {
+  return ratio(correct_vowels, vowels);
+}
 
 VowelBaseline VowelBaseline::most_frequent(const std::string& train_text) {
   std::array<std::size_t, 5> counts{};

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <limits>
-
 #include <xtensor/xview.hpp>
 
 #include "tfm/decode/decoding.hpp"
@@ -19,8 +18,7 @@ std::vector<std::string> token_labels(const Vocabulary& vocabulary, const TokenI
 
 void print_weight_grid(const Tensor4& weights, std::size_t b, std::size_t h,
                        const std::vector<std::string>& query_labels,
-                       const std::vector<std::string>& key_labels, int label_width,
-                       int decimals) {
+                       const std::vector<std::string>& key_labels, int label_width, int decimals) {
   std::printf("%*s", label_width, "");
   for (const std::string& k : key_labels) std::printf("%8s", k.c_str());
   std::printf("\n");
@@ -45,8 +43,8 @@ Tensor2 heads_side_by_side(const Tensor4& weights, std::size_t b) {
   return grid;
 }
 
-void write_attention_heatmap(const std::string& path, const std::string& title,
-                             const Tensor2& grid, const std::vector<std::string>& query_labels,
+void write_attention_heatmap(const std::string& path, const std::string& title, const Tensor2& grid,
+                             const std::vector<std::string>& query_labels,
                              const std::vector<std::string>& key_labels, bool unit_scale) {
   HeatmapOptions options;
   options.title = title;
@@ -68,8 +66,10 @@ std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds
                                               std::size_t head, const std::string& prefix) {
   EvaluationMode eval(model);
   model.forward(src, tgt_in);  // every attention keeps its weights for the pictures
-  const auto src_labels = token_labels(source, src, 0), tgt_labels = token_labels(target, tgt_in, 0);
-  const std::string where = " (layer " + std::to_string(layer) + ", head " + std::to_string(head) + ")";
+  const auto src_labels = token_labels(source, src, 0),
+             tgt_labels = token_labels(target, tgt_in, 0);
+  const std::string where =
+      " (layer " + std::to_string(layer) + ", head " + std::to_string(head) + ")";
   struct Picture {
     std::string file;
     const char* title;

@@ -77,12 +77,13 @@ bool CommandLine::parse(int argc, const char* const* argv) {
       value = argv[++i];
     }
     // An empty value ("--save ''") is a mistake: a shell variable that was never set.
-    if (value.empty()) throw UsageError("option '" + s.name + "' needs a value " + s.metavar + ", got an empty one");
+    if (value.empty())
+      throw UsageError("option '" + s.name + "' needs a value " + s.metavar + ", got an empty one");
     if (s.kind == Kind::kRepeated) {
       lists_[s.name].push_back(value);
     } else if (seen.count(s.name)) {
-      throw UsageError("option '" + s.name + "' was given twice ('" + values_[s.name] + "', then '" + value +
-                       "'); give it once");
+      throw UsageError("option '" + s.name + "' was given twice ('" + values_[s.name] +
+                       "', then '" + value + "'); give it once");
     } else {
       values_[s.name] = value;
       seen.insert(s.name);
@@ -106,15 +107,18 @@ long long CommandLine::integer(const std::string& name) const {
   const std::string& text = value(name);
   const std::optional<long long> v = parse_number<long long>(text);
   const std::size_t digits_from = !text.empty() && text[0] == '-' ? 1 : 0;
-  if (!v && text.size() > digits_from && text.find_first_not_of("0123456789", digits_from) == std::string::npos)
-    throw UsageError("option '" + name + "' needs a whole number of at most 9223372036854775807, got '" + text + "'");
+  if (!v && text.size() > digits_from &&
+      text.find_first_not_of("0123456789", digits_from) == std::string::npos)
+    throw UsageError("option '" + name +
+                     "' needs a whole number of at most 9223372036854775807, got '" + text + "'");
   if (!v) throw UsageError("option '" + name + "' needs a whole number, got '" + text + "'");
   return *v;
 }
 
 std::size_t CommandLine::count(const std::string& name) const {
   const long long v = integer(name);
-  if (v < 0) throw UsageError("option '" + name + "' needs a whole number >= 0, got " + std::to_string(v));
+  if (v < 0)
+    throw UsageError("option '" + name + "' needs a whole number >= 0, got " + std::to_string(v));
   return static_cast<std::size_t>(v);
 }
 

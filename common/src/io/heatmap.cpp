@@ -1,8 +1,5 @@
 #include "tfm/io/heatmap.hpp"
 
-#include "tfm/io/svg.hpp"
-#include "tfm/io/text_file.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +8,9 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+
+#include "tfm/io/svg.hpp"
+#include "tfm/io/text_file.hpp"
 
 namespace tfm {
 namespace {

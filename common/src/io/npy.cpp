@@ -13,7 +13,7 @@ namespace {
 // The values are written and read as the machine holds them; '<f4' promises little-endian.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "npy.cpp assumes a little-endian machine");
 
-const char kMagic[] = "\x93NUMPY";  // 6 bytes (plus the string's terminating zero)
+const char kMagic[] = "\x93NUMPY";         // 6 bytes (plus the string's terminating zero)
 constexpr std::size_t kPreambleSize = 10;  // magic (6) + version (2) + header length (2)
 // numpy.load's own limit (numpy.lib.format._MAX_HEADER_SIZE since NumPy 1.24): a longer header
 // "may not be safe to load". A float32 array's header is under 200 bytes at any rank NumPy allows.
@@ -22,7 +22,8 @@ constexpr std::size_t kMaxHeaderSize = 10000;
 // A shape as Python writes a tuple: (), (5,), (2, 3).
 std::string shape_tuple(const std::vector<std::size_t>& shape) {
   std::string out = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
   return out + (shape.size() == 1 ? ",)" : ")");
 }
 
@@ -35,25 +36,29 @@ NpyError error(const std::string& path, const std::string& message) {
 
 // [npy save]
 void save_npy(const std::string& path, const float* data, const std::vector<std::size_t>& shape) {
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
+  std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
   // NumPy's alignment rule: preamble + header, which ends in '\n', is a multiple of 64 bytes, so
   // that the values start aligned when the file is memory-mapped.
   const std::size_t unpadded = kPreambleSize + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
-  if (header.size() > 0xFFFF) throw error(path, "would need a header longer than .npy version 1.0 allows");
+  if (header.size() > 0xFFFF)
+    throw error(path, "would need a header longer than .npy version 1.0 allows");
   std::size_t count = 1;
   for (std::size_t extent : shape) count *= extent;
 
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw error(path, "cannot be opened for writing");
   const char version[2] = {1, 0};
-  const char header_len[2] = {static_cast<char>(header.size() & 0xFF), static_cast<char>(header.size() >> 8)};
+  const char header_len[2] = {static_cast<char>(header.size() & 0xFF),
+                              static_cast<char>(header.size() >> 8)};
   out.write(kMagic, 6);
   out.write(version, 2);
   out.write(header_len, 2);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(float)));
+  out.write(reinterpret_cast<const char*>(data),
+            static_cast<std::streamsize>(count * sizeof(float)));
   out.close();  // close() flushes; an error here (a full disk) must not go unnoticed
   if (!out) throw error(path, "could not be written completely (disk full? file too large?)");
 }
@@ -104,9 +109,10 @@ class HeaderParser {
       skip_space();
       expect(':', "':' after the key '" + printable(key) + "'");
       skip_space();
-      bool* seen = key == "descr" ? &has_descr : key == "fortran_order" ? &has_fortran
-                                                 : key == "shape"       ? &has_shape
-                                                                        : nullptr;
+      bool* seen = key == "descr"           ? &has_descr
+                   : key == "fortran_order" ? &has_fortran
+                   : key == "shape"         ? &has_shape
+                                            : nullptr;
       if (seen && *seen) fail("repeats the key '" + printable(key) + "'", key_at);
       if (seen) *seen = true;
       if (key == "descr") {
@@ -131,13 +137,15 @@ class HeaderParser {
     skip_space();
     if (at_ != text_.size()) fail("has " + describe(at_) + " after the closing '}'", at_);
     // The missing keys first, then the unknown ones: "no 'shape'" says more than "unknown 'shapa'".
-    const std::string extra = unknown_key.empty() ? "" : " (it has an unknown key '" + printable(unknown_key) + "')";
+    const std::string extra =
+        unknown_key.empty() ? "" : " (it has an unknown key '" + printable(unknown_key) + "')";
     if (!has_descr) throw error(path_, "has no plain dtype ('descr') in its header" + extra);
     if (!has_fortran) throw error(path_, "has no 'fortran_order' in its header" + extra);
     if (!has_shape) throw error(path_, "has no valid shape in its header" + extra);
     if (!unknown_key.empty())
-      throw error(path_, "has an unknown key '" + printable(unknown_key) +
-                             "' in its header (expected only 'descr', 'fortran_order' and 'shape')");
+      throw error(path_,
+                  "has an unknown key '" + printable(unknown_key) +
+                      "' in its header (expected only 'descr', 'fortran_order' and 'shape')");
     return header;
   }
 
@@ -158,7 +166,8 @@ class HeaderParser {
 
   // Python's whitespace between tokens; NumPy pads the header with spaces and ends it with '\n'.
   void skip_space() {
-    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r')) ++at_;
+    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r'))
+      ++at_;
   }
 
   void expect(char c, const std::string& what) {
@@ -169,10 +178,12 @@ class HeaderParser {
   // 'text' or "text", without escapes (no key or dtype NumPy writes needs one).
   std::string string_literal(const std::string& what) {
     const char quote = peek();
-    if (at_end() || (quote != '\'' && quote != '"')) fail("expected " + what + ", found " + describe(at_), at_);
+    if (at_end() || (quote != '\'' && quote != '"'))
+      fail("expected " + what + ", found " + describe(at_), at_);
     const std::size_t begin = ++at_;
     while (!at_end() && peek() != quote) {
-      if (peek() == '\\' || peek() == '\n') fail("a string with an escape or a line break is not supported", at_);
+      if (peek() == '\\' || peek() == '\n')
+        fail("a string with an escape or a line break is not supported", at_);
       ++at_;
     }
     if (at_end()) fail("a string is not closed", begin - 1);
@@ -197,7 +208,8 @@ class HeaderParser {
     const std::size_t begin = at_;
     while (!at_end() && peek() >= '0' && peek() <= '9') ++at_;
     if (at_ == begin) fail("expected a whole number in the shape, found " + describe(at_), at_);
-    if (at_ - begin > 18) fail("the shape has an extent of " + std::to_string(at_ - begin) + " digits", begin);
+    if (at_ - begin > 18)
+      fail("the shape has an extent of " + std::to_string(at_ - begin) + " digits", begin);
     return std::stoull(text_.substr(begin, at_ - begin));
   }
 
@@ -219,7 +231,8 @@ class HeaderParser {
         fail("expected ',' or ')' in the shape, found " + describe(at_), at_);
       }
     }
-    if (shape.size() == 1 && !trailing_comma) fail("the shape (n) is a number, not a tuple; NumPy writes (n,)", at_);
+    if (shape.size() == 1 && !trailing_comma)
+      fail("the shape (n) is a number, not a tuple; NumPy writes (n,)", at_);
     ++at_;  // ')'
     return shape;
   }
@@ -247,10 +260,13 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
   // Preamble: magic, version (1.0 has a 2-byte header length; 2.0 and 3.0 a 4-byte one).
   if (file_size < kPreambleSize || bytes.compare(0, 6, kMagic, 6) != 0)
     throw error(path, "is not a .npy file (bad magic string)");
-  const auto byte = [&](std::size_t i) { return std::size_t{static_cast<unsigned char>(bytes[i])}; };
+  const auto byte = [&](std::size_t i) {
+    return std::size_t{static_cast<unsigned char>(bytes[i])};
+  };
   const std::size_t major = byte(6), minor = byte(7);
   if (major < 1 || major > 3 || minor != 0)  // numpy knows 1.0, 2.0 and 3.0 only
-    throw error(path, "has an unknown .npy version " + std::to_string(major) + "." + std::to_string(minor));
+    throw error(
+        path, "has an unknown .npy version " + std::to_string(major) + "." + std::to_string(minor));
   std::size_t header_len = byte(8) | (byte(9) << 8);
   std::size_t offset = kPreambleSize;
   if (major > 1) {
@@ -259,17 +275,21 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
     offset += 2;
   }
   if (header_len > kMaxHeaderSize)
-    throw error(path, "has a " + std::to_string(header_len) + "-byte header; numpy.load refuses headers over " +
-                          std::to_string(kMaxHeaderSize) + " bytes and a float32 array needs under 200, so this "
+    throw error(path, "has a " + std::to_string(header_len) +
+                          "-byte header; numpy.load refuses headers over " +
+                          std::to_string(kMaxHeaderSize) +
+                          " bytes and a float32 array needs under 200, so this "
                           "file was written by neither NumPy nor this program");
   if (offset + header_len > file_size) throw error(path, "is truncated in its header");
 
   // Header: a Python dict literal with the three keys NumPy always writes.
   const NpyHeader header = HeaderParser(bytes.substr(offset, header_len), path).parse();
   if (header.descr != "<f4")
-    throw error(path, "holds dtype '" + printable(header.descr) + "', expected float32 ('<f4')" +
-                          (header.descr == "<f8" ? " (convert with array.astype(numpy.float32))" : ""));
-  if (header.fortran_order) throw error(path, "is in Fortran order; only C order is read (numpy.ascontiguousarray)");
+    throw error(path,
+                "holds dtype '" + printable(header.descr) + "', expected float32 ('<f4')" +
+                    (header.descr == "<f8" ? " (convert with array.astype(numpy.float32))" : ""));
+  if (header.fortran_order)
+    throw error(path, "is in Fortran order; only C order is read (numpy.ascontiguousarray)");
 
   NpyArray array;
   std::size_t count = 1;
@@ -287,9 +307,11 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
     throw error(path, "declares an impossibly large shape " + shape_tuple(header.shape));
   const std::size_t expected = offset + header_len + data_bytes;
   if (file_size != expected)
-    throw error(path, "has " + std::to_string(file_size) + " bytes but its header (float32, shape " +
-                          shape_tuple(array.shape) + ") needs " + std::to_string(expected) +
-                          (file_size < expected ? ": the file is truncated" : ": the file has trailing bytes"));
+    throw error(
+        path,
+        "has " + std::to_string(file_size) + " bytes but its header (float32, shape " +
+            shape_tuple(array.shape) + ") needs " + std::to_string(expected) +
+            (file_size < expected ? ": the file is truncated" : ": the file has trailing bytes"));
   array.values.resize(count);
   if (count > 0) std::memcpy(array.values.data(), bytes.data() + offset + header_len, data_bytes);
   return array;
@@ -322,7 +344,8 @@ std::string index_in_shape(const std::vector<std::size_t>& shape, std::size_t fl
     flat /= shape[axis];
   }
   std::string text = "[";
-  for (std::size_t axis = 0; axis < index.size(); ++axis) text += (axis ? ", " : "") + std::to_string(index[axis]);
+  for (std::size_t axis = 0; axis < index.size(); ++axis)
+    text += (axis ? ", " : "") + std::to_string(index[axis]);
   return text + "]";
 }
 
@@ -332,9 +355,12 @@ void require_finite(const NpyArray& array, const std::string& path) {
   while (flat < count && std::isfinite(array.values[flat])) ++flat;
   if (flat == count) return;
   const float value = array.values[flat];
-  throw error(path, "holds " + std::string(std::isnan(value) ? "NaN" : value > 0 ? "+inf" : "-inf") +
-                        " at index " + index_in_shape(array.shape, flat) + " (value " + std::to_string(flat + 1) +
-                        " of " + std::to_string(count) + ")");
+  throw error(path, "holds " +
+                        std::string(std::isnan(value) ? "NaN"
+                                    : value > 0       ? "+inf"
+                                                      : "-inf") +
+                        " at index " + index_in_shape(array.shape, flat) + " (value " +
+                        std::to_string(flat + 1) + " of " + std::to_string(count) + ")");
 }
 
 }  // namespace tfm

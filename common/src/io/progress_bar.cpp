@@ -22,7 +22,8 @@ std::string clock_text(double seconds) {
 
 std::string thousands(double value) {
   std::string digits = std::to_string(std::lround(value));
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<std::size_t>(i), ",");
   return digits;
 }
 
@@ -50,8 +51,7 @@ std::string ProgressBar::format(const TrainingProgress& p) {
   std::string steps = " step " + std::to_string(p.step);
   if (p.total_steps > 0) steps += "/" + std::to_string(p.total_steps);
   std::string eta;
-  if (done > 0.0 && done < 1.0)
-    eta = " < " + clock_text(p.elapsed_seconds * (1.0 - done) / done);
+  if (done > 0.0 && done < 1.0) eta = " < " + clock_text(p.elapsed_seconds * (1.0 - done) / done);
   return bar + steps + text + eta;
 }
 
@@ -83,6 +83,8 @@ void ProgressBar::finish(const TrainingProgress& p) {
   line_open_ = false;
 }
 
-bool ProgressBar::stdout_is_terminal() { return isatty(STDOUT_FILENO) != 0; }
+bool ProgressBar::stdout_is_terminal() {
+  return isatty(STDOUT_FILENO) != 0;
+}
 
 }  // namespace tfm

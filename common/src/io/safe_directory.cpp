@@ -21,7 +21,8 @@ struct Leftover {
 
 // 1 to 10 decimal digits and nothing else (a pid, a write counter), or -1.
 long long small_number(const std::string& text) {
-  if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos) return -1;
+  if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos)
+    return -1;
   return std::stoll(text);
 }
 
@@ -36,7 +37,8 @@ bool process_exists(long long pid) {
 // not this program's to delete.
 bool holds_only(const fs::path& folder, const DirectoryContents& contents) {
   std::error_code ec;
-  for (auto it = fs::directory_iterator(folder, ec); it != fs::directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::directory_iterator(folder, ec); it != fs::directory_iterator();
+       it.increment(ec)) {
     if (ec || !contents.entries.count(it->path().filename().string())) return false;
   }
   return !ec;
@@ -47,8 +49,10 @@ bool holds_only(const fs::path& folder, const DirectoryContents& contents) {
 std::string foreign_entries(const fs::path& folder, const DirectoryContents& contents) {
   std::set<std::string> foreign;
   std::error_code ec;
-  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (!contents.entries.count(it->path().filename().string())) foreign.insert(it->path().filename().string());
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec))
+    if (!contents.entries.count(it->path().filename().string()))
+      foreign.insert(it->path().filename().string());
   std::string list;
   for (const std::string& name : foreign) list += (list.empty() ? "'" : ", '") + name + "'";
   return list;
@@ -61,12 +65,15 @@ std::string foreign_entries(const fs::path& folder, const DirectoryContents& con
 std::vector<Leftover> dead_leftovers(const fs::path& folder, const DirectoryContents& contents) {
   std::vector<Leftover> found;
   std::error_code ec;
-  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
     // Read from the right: <name>.<kind>.<pid>.<n>; <name> may contain dots itself.
     const std::string entry = it->path().filename().string();
     const auto dot3 = entry.rfind('.');
-    const auto dot2 = dot3 == 0 || dot3 == std::string::npos ? std::string::npos : entry.rfind('.', dot3 - 1);
-    const auto dot1 = dot2 == 0 || dot2 == std::string::npos ? std::string::npos : entry.rfind('.', dot2 - 1);
+    const auto dot2 =
+        dot3 == 0 || dot3 == std::string::npos ? std::string::npos : entry.rfind('.', dot3 - 1);
+    const auto dot1 =
+        dot2 == 0 || dot2 == std::string::npos ? std::string::npos : entry.rfind('.', dot2 - 1);
     if (dot1 == std::string::npos || dot1 == 0) continue;
     const std::string kind = entry.substr(dot1 + 1, dot2 - dot1 - 1);
     if (kind != "saving" && kind != "previous") continue;
@@ -87,28 +94,33 @@ fs::path directory_target(const std::string& dir, const DirectoryContents& conte
   if (dir.empty()) throw SafeDirectoryError("the " + contents.what + " directory's name is empty");
   fs::path path = fs::absolute(fs::path(dir)).lexically_normal();
   if (!path.has_filename()) path = path.parent_path();
-  if (path == path.root_path()) throw SafeDirectoryError("'" + dir + "' cannot be a " + contents.what + " directory");
+  if (path == path.root_path())
+    throw SafeDirectoryError("'" + dir + "' cannot be a " + contents.what + " directory");
   return path;
 }
 
 std::string destination_problem(const fs::path& target, const DirectoryContents& contents) {
   std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(target, ec)))  // the swap would replace the link, not its folder
+  if (fs::is_symlink(
+          fs::symlink_status(target, ec)))  // the swap would replace the link, not its folder
     return "it is a symbolic link to '" + fs::read_symlink(target, ec).string() +
            "'; give the directory itself";
   if (fs::exists(target) && !fs::is_directory(target)) return "it exists and is not a directory";
   if (fs::is_directory(target) && !fs::exists(target / contents.marker) && !fs::is_empty(target))
-    return "it is a directory that holds no " + contents.what + " (no " + contents.marker + "); it will not be replaced";
+    return "it is a directory that holds no " + contents.what + " (no " + contents.marker +
+           "); it will not be replaced";
   if (const std::string foreign = foreign_entries(target, contents); !foreign.empty())
     return "it holds " + foreign + ", which a " + contents.what +
            " does not have and a save would delete; move them out first";
   const fs::path parent = target.parent_path();
   if (!fs::is_directory(parent)) return "its parent '" + parent.string() + "' is not a directory";
-  if (::access(parent.c_str(), W_OK | X_OK) != 0) return "its parent '" + parent.string() + "' cannot be written to";
+  if (::access(parent.c_str(), W_OK | X_OK) != 0)
+    return "its parent '" + parent.string() + "' cannot be written to";
   return "";
 }
 
-std::vector<std::string> remove_dead_leftovers(const std::string& dir, const DirectoryContents& contents) {
+std::vector<std::string> remove_dead_leftovers(const std::string& dir,
+                                               const DirectoryContents& contents) {
   std::vector<std::string> removed;
   const fs::path target = directory_target(dir, contents);
   for (const Leftover& leftover : dead_leftovers(target.parent_path(), contents)) {
@@ -163,10 +175,12 @@ void replace_directory(const fs::path& target, const DirectoryContents& contents
     std::error_code ignored;
     fs::remove_all(staging, ignored);
     if (!fs::exists(target) && fs::exists(previous)) fs::rename(previous, target, ignored);
-    throw SafeDirectoryError(std::string(e.what()) + (fs::exists(target) ? " (the previous " + contents.what + " is intact)"
-                                                                         : std::string(" (nothing was saved)")));
+    throw SafeDirectoryError(std::string(e.what()) +
+                             (fs::exists(target) ? " (the previous " + contents.what + " is intact)"
+                                                 : std::string(" (nothing was saved)")));
   }
-  remove_dead_leftovers(target.string(), contents);  // old copies killed writes left while none was in place
+  remove_dead_leftovers(target.string(),
+                        contents);  // old copies killed writes left while none was in place
 }
 // [replace directory]
 

@@ -39,16 +39,16 @@ Tensor4 fill_blocked(Tensor4 scores, const Mask& mask, float value) {
   return scores;
 }
 
-
 }  // namespace
 
-Tensor4 ScaledDotProductAttention::forward(const Tensor4& query, const Tensor4& key, const Tensor4& value,
-                                           const Mask* mask) {
+Tensor4 ScaledDotProductAttention::forward(const Tensor4& query, const Tensor4& key,
+                                           const Tensor4& value, const Mask* mask) {
   const profile::Scope timed("attention forward (scale, mask)");
   // [sdpa forward inputs]
   // query [B, H, Lq, d_k], key [B, H, Lk, d_k], value [B, H, Lk, d_v], mask [B, Lq, Lk] or none
   //   -> context [B, H, Lq, d_v]; every (batch, head) pair is an independent problem.
-  const std::size_t B = query.shape(0), H = query.shape(1), Lq = query.shape(2), d_k = query.shape(3);
+  const std::size_t B = query.shape(0), H = query.shape(1), Lq = query.shape(2),
+                    d_k = query.shape(3);
   require_shape(kName, "key", key, {B, H, kAnyExtent, d_k}, "(batch, heads, len_k, d_k)");
   const std::size_t Lk = key.shape(2);
   require_shape(kName, "value", value, {B, H, Lk, kAnyExtent}, "(batch, heads, len_k, d_v)");
@@ -58,8 +58,8 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& query, const Tensor4& 
 
   // [sdpa forward scores]
   // S = Q Kᵀ: [Lq, d_k] · [d_k, Lk] per (batch, head); K is read transposed where it is.
-  Tensor4 scores = traced(matmul(query, key, Op::kPlain, Op::kTransposed), "scores", "S = Q K^T",
-                          kScoreAxes);
+  Tensor4 scores =
+      traced(matmul(query, key, Op::kPlain, Op::kTransposed), "scores", "S = Q K^T", kScoreAxes);
   // Divide by sqrt(d_k): a dot product of d_k unit-variance terms has variance d_k; unscaled,
   // large heads would saturate the softmax and stop its gradient.
   const float scale = 1.0f / std::sqrt(static_cast<float>(d_k));
@@ -104,17 +104,18 @@ ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tenso
   // (Q, K, V, S, A, C are query, key, value, scores, weights, context; d_<name> its gradient.)
   require(has_forward_, kName, "backward called before forward");
   require_shape(std::string(kName) + " backward", "d_context", d_context,
-                {query_.shape(0), query_.shape(1), query_.shape(2), value_.shape(3)}, "(batch, heads, len_q, d_v)");
+                {query_.shape(0), query_.shape(1), query_.shape(2), value_.shape(3)},
+                "(batch, heads, len_q, d_v)");
   const Tensor4& weights = weights_;
   // [sdpa backward inputs]
 
   // [sdpa backward context]
   // dV = Aᵀ dC: [Lk, Lq] · [Lq, d_v] per (batch, head)
   Tensor4 d_value = traced(matmul(weights, d_context, Op::kTransposed, Op::kPlain), "backward",
-                      "dV = A^T dC", kValueAxes);
+                           "dV = A^T dC", kValueAxes);
   // dA = dC Vᵀ: [Lq, d_v] · [d_v, Lk]
   Tensor4 d_weights = traced(matmul(d_context, value_, Op::kPlain, Op::kTransposed), "backward",
-                      "dA = dC V^T", kScoreAxes);
+                             "dA = dC V^T", kScoreAxes);
   // [sdpa backward context]
 
   // [sdpa backward softmax]
@@ -130,9 +131,9 @@ ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tenso
   // dQ = dS K / sqrt(d_k): [Lq, Lk] · [Lk, d_k];  dK = dSᵀ Q / sqrt(d_k): [Lk, Lq] · [Lq, d_k]
   const float scale = 1.0f / std::sqrt(static_cast<float>(query_.shape(3)));
   Tensor4 d_query = traced(matmul(d_scores, key_, Op::kPlain, Op::kPlain, scale), "backward",
-                      "dQ = dS K / sqrt(d_k)", kQueryAxes);
+                           "dQ = dS K / sqrt(d_k)", kQueryAxes);
   Tensor4 d_key = traced(matmul(d_scores, query_, Op::kTransposed, Op::kPlain, scale), "backward",
-                      "dK = dS^T Q / sqrt(d_k)", kKeyAxes);
+                         "dK = dS^T Q / sqrt(d_k)", kKeyAxes);
   return {std::move(d_query), std::move(d_key), std::move(d_value)};
   // [sdpa backward scores]
 }

@@ -19,8 +19,8 @@ Embedding::Embedding(std::size_t vocab_size, std::size_t d_model, Rng& rng, floa
       d_model_(d_model),
       scale_(static_cast<float>(std::sqrt(static_cast<double>(d_model)))) {
   require(vocab_size >= 1 && d_model >= 1, "Embedding",
-          "vocab_size and d_model must be at least 1, got vocab_size " + std::to_string(vocab_size) +
-              ", d_model " + std::to_string(d_model));
+          "vocab_size and d_model must be at least 1, got vocab_size " +
+              std::to_string(vocab_size) + ", d_model " + std::to_string(d_model));
   weight = Param<2>::zeros({vocab_, d_model_});
   rng.fill_normal(weight.value, 0.0f, init_std);
 }
@@ -54,7 +54,9 @@ Tensor3 Embedding::forward(const TokenIds& ids) {
 }
 // [embedding forward]
 
-void Embedding::backward(const Tensor3& d_y) { backward(ids_, d_y); }
+void Embedding::backward(const Tensor3& d_y) {
+  backward(ids_, d_y);
+}
 
 // [embedding backward]
 void Embedding::backward(const TokenIds& ids, const Tensor3& d_y) {
@@ -74,6 +76,8 @@ void Embedding::backward(const TokenIds& ids, const Tensor3& d_y) {
 }
 // [embedding backward]
 
-void Embedding::collect_parameters(ParameterList& list) { list.add("weight", weight); }
+void Embedding::collect_parameters(ParameterList& list) {
+  list.add("weight", weight);
+}
 
 }  // namespace tfm

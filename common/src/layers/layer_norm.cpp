@@ -47,7 +47,8 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
     // it. The one-pass shortcut E[x²] - E[x]² cancels catastrophically when the row sits far
     // from zero, and a float mean of a row near 1000 is off by ~1e-4, which x̂ would inherit.
     const double mean = sum_in_double(in, d_) / static_cast<double>(d_);
-    const double variance = sum_squared_deviations(in, mean, d_) / static_cast<double>(d_);  // biased, as PyTorch
+    const double variance =
+        sum_squared_deviations(in, mean, d_) / static_cast<double>(d_);  // biased, as PyTorch
     const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(eps_));
     inv_std_all[r] = static_cast<float>(inv_std);
     for (std::size_t j = 0; j < d_; ++j) {

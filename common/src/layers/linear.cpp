@@ -65,7 +65,7 @@ Tensor3 Linear::backward(const Tensor3& d_y) {
   require_shape("Linear backward", "dy", d_y, {x_.shape(0), x_.shape(1), out_},
                 "(batch, len, out_features)");
   matmul_accumulate(weight.grad, d_y, x_, Op::kTransposed, Op::kPlain);  // dW += dyᵀ x
-  if (bias.present()) add_row_sums(bias.grad, d_y);                       // db += Σ_rows dy
+  if (bias.present()) add_row_sums(bias.grad, d_y);                      // db += Σ_rows dy
   return matmul(d_y, weight.value);                                      // dx = dy W
 }
 // [linear backward]

@@ -23,7 +23,8 @@ PositionalEncoding::PositionalEncoding(std::size_t max_len, std::size_t d_model)
   const double log_base = std::log(10000.0);
   for (std::size_t j = 0; j < d_model; ++j) {
     const std::size_t two_i = j - j % 2;  // columns 2i and 2i + 1 share one frequency
-    const double div = std::exp(static_cast<double>(two_i) * -(log_base / static_cast<double>(d_model)));
+    const double div =
+        std::exp(static_cast<double>(two_i) * -(log_base / static_cast<double>(d_model)));
     for (std::size_t pos = 0; pos < max_len; ++pos) {
       const double angle = static_cast<double>(pos) * div;
       table_(pos, j) = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
@@ -36,7 +37,8 @@ PositionalEncoding::PositionalEncoding(std::size_t max_len, std::size_t d_model)
 void PositionalEncoding::add_to(Tensor3& x, std::size_t offset) const {
   // x [B, L, d_model] += table[offset : offset + L]  (broadcast over the batch)
   const std::size_t d = d_model();
-  require_shape("PositionalEncoding", "input", x, {kAnyExtent, kAnyExtent, d}, "(batch, len, d_model)");
+  require_shape("PositionalEncoding", "input", x, {kAnyExtent, kAnyExtent, d},
+                "(batch, len, d_model)");
   const std::size_t batch = x.shape(0), len = x.shape(1);
   require(offset + len <= max_len(), "PositionalEncoding",
           "a sequence of length " + std::to_string(len) + " at offset " + std::to_string(offset) +

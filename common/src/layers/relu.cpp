@@ -15,7 +15,8 @@ Tensor3 ReLU::forward(Tensor3&& x) {
   float* values = x.data();
   const std::size_t n = x.size();
   const bool keep = grad_enabled();
-  if (keep) positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
+  if (keep)
+    positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
   std::uint8_t* positive = keep ? positive_.data() : nullptr;
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) {

@@ -19,7 +19,7 @@ void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) 
     // row of -1e9 (fully masked) becomes uniform instead of 0/0.
     const float max = max_of(in, cols);
     const float sum = exp_shifted(in, max, out, cols);  // out_j = e^(in_j - max); their sum
-    const float inv = 1.0f / sum;  // sum >= 1: the maximum contributes e^0
+    const float inv = 1.0f / sum;                       // sum >= 1: the maximum contributes e^0
     for (std::size_t j = 0; j < cols; ++j) out[j] *= inv;
   }
 }

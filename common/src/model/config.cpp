@@ -54,7 +54,8 @@ const std::vector<Field>& fields() {
       size_field("tgt_len", &Config::tgt_len, "target length of a batch"),
       size_field("batch_size", &Config::batch_size, "sequences per batch"),
       float_field("learning_rate", &Config::learning_rate, "Adam's step size (peak with warm-up)"),
-      size_field("warmup_steps", &Config::warmup_steps, "0: constant rate; else Noam warm-up steps"),
+      size_field("warmup_steps", &Config::warmup_steps,
+                 "0: constant rate; else Noam warm-up steps"),
       float_field("label_smoothing", &Config::label_smoothing, "label smoothing in [0, 1)"),
       float_field("clip_norm", &Config::clip_norm, "gradient-norm clipping (0: none)"),
       size_field("seed", &Config::seed, "seed of the weights, dropout masks and batches"),
@@ -65,26 +66,25 @@ const std::vector<Field>& fields() {
 const Field& find_field(const std::string& key) {
   for (const Field& f : fields())
     if (key == f.key) return f;
-  throw std::invalid_argument("unknown config key '" + key + "'; known keys: " +
-                              [] {
-                                std::string list;
-                                for (const Field& f : fields())
-                                  list += (list.empty() ? "" : ", ") + std::string(f.key);
-                                return list;
-                              }());
+  throw std::invalid_argument("unknown config key '" + key + "'; known keys: " + [] {
+    std::string list;
+    for (const Field& f : fields()) list += (list.empty() ? "" : ", ") + std::string(f.key);
+    return list;
+  }());
 }
 
 std::size_t parse_size(const std::string& key, const std::string& text) {
   const std::optional<long long> v = parse_number<long long>(text);
   if (!v || *v < 0)
-    throw std::invalid_argument("config key '" + key + "' needs a whole number >= 0, got '" +
-                                text + "'");
+    throw std::invalid_argument("config key '" + key + "' needs a whole number >= 0, got '" + text +
+                                "'");
   return static_cast<std::size_t>(*v);
 }
 
 float parse_float(const std::string& key, const std::string& text) {
   const std::optional<float> v = parse_number<float>(text);
-  if (!v) throw std::invalid_argument("config key '" + key + "' needs a number, got '" + text + "'");
+  if (!v)
+    throw std::invalid_argument("config key '" + key + "' needs a number, got '" + text + "'");
   return *v;
 }
 
@@ -98,10 +98,12 @@ bool parse_bool(const std::string& key, const std::string& text) {
 }  // namespace
 
 void Config::validate() const {
-  auto fail = [](const std::string& what) { throw std::invalid_argument("invalid config: " + what); };
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("invalid config: " + what);
+  };
   for (const Field& f : fields())
-    if (f.kind == Kind::kSize && this->*f.size_member == 0 && f.size_member != &Config::warmup_steps &&
-        f.size_member != &Config::seed)
+    if (f.kind == Kind::kSize && this->*f.size_member == 0 &&
+        f.size_member != &Config::warmup_steps && f.size_member != &Config::seed)
       fail(std::string(f.key) + " must be at least 1");
   if (d_model % n_heads != 0)
     fail("d_model (" + std::to_string(d_model) + ") must be divisible by n_heads (" +
@@ -110,8 +112,10 @@ void Config::validate() const {
     fail("dropout must be in [0, 1), got " + std::to_string(dropout));
   if (!(learning_rate > 0.0f && std::isfinite(learning_rate)))
     fail("learning_rate must be a finite number > 0, got " + std::to_string(learning_rate));
-  if (!(label_smoothing >= 0.0f && label_smoothing < 1.0f)) fail("label_smoothing must be in [0, 1)");
-  if (!(clip_norm >= 0.0f && std::isfinite(clip_norm))) fail("clip_norm must be a finite number >= 0");
+  if (!(label_smoothing >= 0.0f && label_smoothing < 1.0f))
+    fail("label_smoothing must be in [0, 1)");
+  if (!(clip_norm >= 0.0f && std::isfinite(clip_norm)))
+    fail("clip_norm must be a finite number >= 0");
   if (shared_embedding && src_vocab_size != tgt_vocab_size)
     fail("shared_embedding needs src_vocab_size == tgt_vocab_size (" +
          std::to_string(src_vocab_size) + " vs " + std::to_string(tgt_vocab_size) + ")");
@@ -122,9 +126,15 @@ void Config::validate() const {
 void Config::set(const std::string& key, const std::string& value) {
   const Field& f = find_field(key);
   switch (f.kind) {
-    case Kind::kSize: this->*f.size_member = parse_size(key, value); break;
-    case Kind::kFloat: this->*f.float_member = parse_float(key, value); break;
-    case Kind::kBool: this->*f.bool_member = parse_bool(key, value); break;
+    case Kind::kSize:
+      this->*f.size_member = parse_size(key, value);
+      break;
+    case Kind::kFloat:
+      this->*f.float_member = parse_float(key, value);
+      break;
+    case Kind::kBool:
+      this->*f.bool_member = parse_bool(key, value);
+      break;
   }
 }
 
@@ -139,7 +149,9 @@ std::string Config::get(const std::string& key) const {
   const Field& f = find_field(key);
   std::ostringstream out;
   switch (f.kind) {
-    case Kind::kSize: out << this->*f.size_member; break;
+    case Kind::kSize:
+      out << this->*f.size_member;
+      break;
     case Kind::kFloat: {
       // The shortest text that reads back as the same float (0.1, not 0.100000001), so that a
       // checkpoint's config.txt restores every value bit for bit.
@@ -152,7 +164,9 @@ std::string Config::get(const std::string& key) const {
       out << text;
       break;
     }
-    case Kind::kBool: out << (this->*f.bool_member ? 1 : 0); break;
+    case Kind::kBool:
+      out << (this->*f.bool_member ? 1 : 0);
+      break;
   }
   return out.str();
 }
@@ -180,32 +194,67 @@ Config preset(const std::string& name) {
   if (name == "csdn") {
     // Reference 000: the paper's base model, one embedding shared by source and target.
     c.src_vocab_size = c.tgt_vocab_size = 10000;
-    c.d_model = 512; c.n_heads = 8; c.n_encoder_layers = c.n_decoder_layers = 6; c.d_ff = 2048;
-    c.dropout = 0.1f; c.attention_bias = true; c.linear_bias = true; c.shared_embedding = true;
-    c.max_len = 5000; c.src_len = 10; c.tgt_len = 20; c.batch_size = 32;
+    c.d_model = 512;
+    c.n_heads = 8;
+    c.n_encoder_layers = c.n_decoder_layers = 6;
+    c.d_ff = 2048;
+    c.dropout = 0.1f;
+    c.attention_bias = true;
+    c.linear_bias = true;
+    c.shared_embedding = true;
+    c.max_len = 5000;
+    c.src_len = 10;
+    c.tgt_len = 20;
+    c.batch_size = 32;
     return c;
   }
   if (name == "nlp-tutorial") {
     // Reference 001 (wmathor/nlp-tutorial): bias-free linears, toy German -> English vocabularies.
-    c.src_vocab_size = 6; c.tgt_vocab_size = 9;
-    c.d_model = 512; c.n_heads = 8; c.n_encoder_layers = c.n_decoder_layers = 6; c.d_ff = 2048;
-    c.dropout = 0.0f; c.attention_bias = false; c.linear_bias = false; c.shared_embedding = false;
-    c.max_len = 5000; c.src_len = 5; c.tgt_len = 6; c.batch_size = 2;
+    c.src_vocab_size = 6;
+    c.tgt_vocab_size = 9;
+    c.d_model = 512;
+    c.n_heads = 8;
+    c.n_encoder_layers = c.n_decoder_layers = 6;
+    c.d_ff = 2048;
+    c.dropout = 0.0f;
+    c.attention_bias = false;
+    c.linear_bias = false;
+    c.shared_embedding = false;
+    c.max_len = 5000;
+    c.src_len = 5;
+    c.tgt_len = 6;
+    c.batch_size = 2;
     return c;
   }
   if (name == "vowels") {
     // Reference 002: vowel restoration, 29 symbols (<bos>, '*', space, 26 letters).
     c.src_vocab_size = c.tgt_vocab_size = 29;
-    c.d_model = 256; c.n_heads = 8; c.n_encoder_layers = c.n_decoder_layers = 3; c.d_ff = 1024;
-    c.dropout = 0.1f; c.attention_bias = false; c.linear_bias = true; c.shared_embedding = false;
-    c.max_len = 1000; c.src_len = 40; c.tgt_len = 40; c.batch_size = 128; c.learning_rate = 1e-3f;
+    c.d_model = 256;
+    c.n_heads = 8;
+    c.n_encoder_layers = c.n_decoder_layers = 3;
+    c.d_ff = 1024;
+    c.dropout = 0.1f;
+    c.attention_bias = false;
+    c.linear_bias = true;
+    c.shared_embedding = false;
+    c.max_len = 1000;
+    c.src_len = 40;
+    c.tgt_len = 40;
+    c.batch_size = 128;
+    c.learning_rate = 1e-3f;
     return c;
   }
   if (name == "toy") {
     // Chapter 11's copy and translate tasks: few parameters and no dropout. Measured: with these,
     // copy decodes all of 128 held-out sequences after 1000 steps (seeds 1-3).
-    c.d_model = 32; c.n_heads = 4; c.d_ff = 64; c.dropout = 0.0f; c.batch_size = 32;
-    c.learning_rate = 1e-2f; c.warmup_steps = 50; c.scaled_embedding_init = true;
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_ff = 64;
+    c.dropout = 0.0f;
+    c.batch_size = 32;
+    c.learning_rate = 1e-2f;
+    c.warmup_steps = 50;
+    c.scaled_embedding_init = true;
     return c;
   }
   if (name == "vowels-small") {
@@ -217,9 +266,16 @@ Config preset(const std::string& name) {
     c = preset("vowels");
     c.preset = name;
     c.src_vocab_size = c.tgt_vocab_size = 32;
-    c.d_model = 128; c.n_heads = 4; c.n_encoder_layers = c.n_decoder_layers = 2; c.d_ff = 512;
-    c.max_len = 64; c.batch_size = 64; c.learning_rate = 4e-3f; c.warmup_steps = 200;
-    c.dropout = 0.0f; c.scaled_embedding_init = true;
+    c.d_model = 128;
+    c.n_heads = 4;
+    c.n_encoder_layers = c.n_decoder_layers = 2;
+    c.d_ff = 512;
+    c.max_len = 64;
+    c.batch_size = 64;
+    c.learning_rate = 4e-3f;
+    c.warmup_steps = 200;
+    c.dropout = 0.0f;
+    c.scaled_embedding_init = true;
     return c;
   }
   std::string known;
@@ -232,14 +288,18 @@ std::vector<std::string> preset_names() {
 }
 
 namespace count {
-std::size_t linear(std::size_t in, std::size_t out, bool bias) { return in * out + (bias ? out : 0); }
+std::size_t linear(std::size_t in, std::size_t out, bool bias) {
+  return in * out + (bias ? out : 0);
+}
 std::size_t multi_head_attention(const Config& c) {
   return 4 * linear(c.d_model, c.d_model, c.attention_bias);
 }
 std::size_t feed_forward(const Config& c) {
   return linear(c.d_model, c.d_ff, c.linear_bias) + linear(c.d_ff, c.d_model, c.linear_bias);
 }
-std::size_t layer_norm(const Config& c) { return 2 * c.d_model; }
+std::size_t layer_norm(const Config& c) {
+  return 2 * c.d_model;
+}
 std::size_t encoder_layer(const Config& c) {
   return multi_head_attention(c) + feed_forward(c) + 2 * layer_norm(c);
 }
@@ -253,8 +313,9 @@ std::vector<ParameterCount> parameter_counts(const Config& c) {
   if (const double count = parameter_count(c); count > 1e18) {
     char text[32];
     std::snprintf(text, sizeof text, "%.2g", count);
-    throw std::invalid_argument("a model of d_model " + std::to_string(c.d_model) + " and d_ff " + std::to_string(c.d_ff) +
-                                " would have about " + text + " parameters: too many to count, or to hold on any machine");
+    throw std::invalid_argument("a model of d_model " + std::to_string(c.d_model) + " and d_ff " +
+                                std::to_string(c.d_ff) + " would have about " + text +
+                                " parameters: too many to count, or to hold on any machine");
   }
   std::vector<ParameterCount> rows;
   if (c.shared_embedding) {
@@ -265,7 +326,8 @@ std::vector<ParameterCount> parameter_counts(const Config& c) {
   }
   rows.push_back({"encoder layer", count::encoder_layer(c), c.n_encoder_layers});
   rows.push_back({"decoder layer", count::decoder_layer(c), c.n_decoder_layers});
-  rows.push_back({"output projection", count::linear(c.d_model, c.tgt_vocab_size, c.linear_bias), 1});
+  rows.push_back(
+      {"output projection", count::linear(c.d_model, c.tgt_vocab_size, c.linear_bias), 1});
   return rows;
 }
 

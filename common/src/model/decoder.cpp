@@ -14,7 +14,9 @@ constexpr trace::Component traced("Decoder");
 }  // namespace
 
 Decoder::Decoder(const Config& c, Embedding& embedding, Rng& rng)
-    : embedding_(&embedding), positions_(c.max_len, c.d_model), dropout_(c.dropout, rng.next_u64()) {
+    : embedding_(&embedding),
+      positions_(c.max_len, c.d_model),
+      dropout_(c.dropout, rng.next_u64()) {
   layers.reserve(c.n_decoder_layers);
   for (std::size_t i = 0; i < c.n_decoder_layers; ++i) layers.emplace_back(c, rng);
 }

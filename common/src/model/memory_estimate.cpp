@@ -13,7 +13,9 @@ namespace {
 constexpr double kFloat = 4.0;  // bytes of a float32, and of an int32 token id
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-double as_double(std::size_t n) { return static_cast<double>(n); }
+double as_double(std::size_t n) {
+  return static_cast<double>(n);
+}
 
 // The sizes of the formulas, as doubles: an absurd configuration must not wrap around.
 struct Sizes {
@@ -61,29 +63,33 @@ MemoryEstimate model_memory(const Config& c, const std::string& what) {
 std::string config_summary(const Config& c) {
   return "d_model " + std::to_string(c.d_model) + ", d_ff " + std::to_string(c.d_ff) + ", " +
          std::to_string(c.n_heads) + " heads, " + std::to_string(c.n_encoder_layers) + " + " +
-         std::to_string(c.n_decoder_layers) + " layers, vocabularies " + std::to_string(c.src_vocab_size) +
-         " / " + std::to_string(c.tgt_vocab_size) + ", max_len " + std::to_string(c.max_len) +
-         ", src_len " + std::to_string(c.src_len) + ", tgt_len " + std::to_string(c.tgt_len);
+         std::to_string(c.n_decoder_layers) + " layers, vocabularies " +
+         std::to_string(c.src_vocab_size) + " / " + std::to_string(c.tgt_vocab_size) +
+         ", max_len " + std::to_string(c.max_len) + ", src_len " + std::to_string(c.src_len) +
+         ", tgt_len " + std::to_string(c.tgt_len);
 }
 
 // A whole number in /sys/fs/cgroup, or 0 if the file is missing or says "max".
 double cgroup_limit(const char* path) {
   std::ifstream in(path);
   std::string text;
-  if (!(in >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return 0;
+  if (!(in >> text) || text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    return 0;
   return text.size() > 19 ? 0 : std::stod(text);
 }
 
 }  // namespace
 
 double MemoryEstimate::total() const {
-  return parameters + gradients + optimizer + positional_tables + activations + workspace + checkpoint_copy;
+  return parameters + gradients + optimizer + positional_tables + activations + workspace +
+         checkpoint_copy;
 }
 
 std::string MemoryEstimate::describe() const {
   std::string parts;
   const auto part = [&](const char* name, double bytes) {
-    if (bytes > 0) parts += (parts.empty() ? "" : ", ") + std::string(name) + " " + format_bytes(bytes);
+    if (bytes > 0)
+      parts += (parts.empty() ? "" : ", ") + std::string(name) + " " + format_bytes(bytes);
   };
   part("parameters", parameters);
   part("gradients", gradients);
@@ -98,7 +104,9 @@ std::string MemoryEstimate::describe() const {
 double parameter_count(const Config& c) {
   // count::* of config.hpp, term by term, in double.
   const double d = as_double(c.d_model), f = as_double(c.d_ff);
-  const auto linear = [](double in, double out, bool bias) { return in * out + (bias ? out : 0.0); };
+  const auto linear = [](double in, double out, bool bias) {
+    return in * out + (bias ? out : 0.0);
+  };
   const double attention = 4 * linear(d, d, c.attention_bias);
   const double ffn = linear(d, f, c.linear_bias) + linear(f, d, c.linear_bias);
   const double norm = 2 * d;
@@ -114,7 +122,8 @@ MemoryEstimate training_memory(const Config& c, std::size_t batch_size) {
   const Sizes z(c);
   const double B = as_double(batch_size), S = as_double(c.src_len), T = as_double(c.tgt_len);
   const double L = std::max(S, T);
-  MemoryEstimate e = model_memory(c, "training with batch " + std::to_string(batch_size) + " (" + config_summary(c) + ")");
+  MemoryEstimate e = model_memory(
+      c, "training with batch " + std::to_string(batch_size) + " (" + config_summary(c) + ")");
   e.optimizer = 2 * kFloat * parameter_count(c);
   const double stacks = kFloat * (B * T * z.d + B * T * z.V) + (B * S * S + B * T * T + B * T * S) +
                         z.drop * (B * S * z.d + B * T * z.d) + kFloat * (2 * B * S + 3 * B * T);
@@ -128,7 +137,8 @@ MemoryEstimate training_memory(const Config& c, std::size_t batch_size) {
 MemoryEstimate inference_memory(const Config& c, std::size_t batch_size) {
   const Sizes z(c);
   const double B = as_double(batch_size), S = as_double(c.src_len), T = as_double(c.tgt_len);
-  MemoryEstimate e = model_memory(c, "inference with batch " + std::to_string(batch_size) + " (" + config_summary(c) + ")");
+  MemoryEstimate e = model_memory(
+      c, "inference with batch " + std::to_string(batch_size) + " (" + config_summary(c) + ")");
   const double caches = kFloat * (2 * B * T * z.d + 2 * B * S * z.d);
   e.activations = as_double(c.n_encoder_layers) * encoder_layer_bytes(z, B, S, 0.0) + B * S * S +
                   as_double(c.n_decoder_layers) * (caches + decoder_layer_bytes(z, B, 1.0, S, 0.0));
@@ -140,7 +150,8 @@ MemoryEstimate loading_memory(const Config& c) {
   MemoryEstimate e = inference_memory(c, 1);
   e.what = "loading the checkpoint (" + config_summary(c) + ")";
   const Sizes z(c);
-  const double largest = std::max({as_double(c.src_vocab_size) * z.d, z.V * z.d, z.d * z.f, z.d * z.d});
+  const double largest =
+      std::max({as_double(c.src_vocab_size) * z.d, z.V * z.d, z.d * z.f, z.d * z.d});
   e.checkpoint_copy = kFloat * (parameter_count(c) + largest);
   return e;
 }
@@ -148,9 +159,11 @@ MemoryEstimate loading_memory(const Config& c) {
 MachineMemory machine_memory() {
   MachineMemory m;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGE_SIZE);
-  m.bytes = pages > 0 && page_size > 0 ? static_cast<double>(pages) * static_cast<double>(page_size) : 0.0;
+  m.bytes = pages > 0 && page_size > 0 ? static_cast<double>(pages) * static_cast<double>(page_size)
+                                       : 0.0;
   m.source = "physical memory";
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+  for (const char* path :
+       {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
     const double limit = cgroup_limit(path);
     if (limit > 0 && (m.bytes <= 0 || limit < m.bytes)) {
       m.bytes = limit;
@@ -175,9 +188,10 @@ std::string format_bytes(double bytes) {
 
 void require_memory(const MemoryEstimate& need, const MachineMemory& have) {
   if (have.bytes <= 0 || need.total() <= have.bytes) return;  // unknown memory: do not guess
-  throw MemoryError(need.what + " needs " + need.describe() + " but this machine has " +
-                    format_bytes(have.bytes) + " (" + have.source +
-                    "); choose smaller sizes (d_model, d_ff, layers, vocabularies, max_len, batch_size)");
+  throw MemoryError(
+      need.what + " needs " + need.describe() + " but this machine has " +
+      format_bytes(have.bytes) + " (" + have.source +
+      "); choose smaller sizes (d_model, d_ff, layers, vocabularies, max_len, batch_size)");
 }
 
 }  // namespace tfm

@@ -52,8 +52,12 @@ void Adam::step(float learning_rate) {
 }
 // [adam step]
 
-const std::vector<float>& Adam::first_moment(std::size_t index) const { return m_.at(index); }
-const std::vector<float>& Adam::second_moment(std::size_t index) const { return v_.at(index); }
+const std::vector<float>& Adam::first_moment(std::size_t index) const {
+  return m_.at(index);
+}
+const std::vector<float>& Adam::second_moment(std::size_t index) const {
+  return v_.at(index);
+}
 
 void Adam::restore(std::size_t steps, std::vector<std::vector<float>> first,
                    std::vector<std::vector<float>> second) {

@@ -23,7 +23,8 @@ namespace {
 
 // What a checkpoint directory holds: only such directories are replaced, or removed as leftovers.
 const DirectoryContents kContents = {
-    "checkpoint", "config.txt",
+    "checkpoint",
+    "config.txt",
     {"config.txt", "src_vocabulary.txt", "tgt_vocabulary.txt", "parameters", "optimizer", "files"}};
 
 // ---- the files of a checkpoint ------------------------------------------------------------
@@ -44,22 +45,27 @@ constexpr std::size_t kMaxSteps = 1000000000000;
 std::string vocabulary_problem(const CheckpointHeader& header) {
   const auto check = [](const Vocabulary& vocabulary, std::size_t size, const std::string& side,
                         const std::string& key) {
-    return vocabulary.size() <= size ? std::string()
-                                     : "the " + side + " vocabulary has " + std::to_string(vocabulary.size()) +
-                                           " symbols but the model's " + key + " is " + std::to_string(size);
+    return vocabulary.size() <= size
+               ? std::string()
+               : "the " + side + " vocabulary has " + std::to_string(vocabulary.size()) +
+                     " symbols but the model's " + key + " is " + std::to_string(size);
   };
-  const std::string src = check(header.src_vocabulary, header.config.src_vocab_size, "source", "src_vocab_size");
-  return src.empty() ? check(header.tgt_vocabulary, header.config.tgt_vocab_size, "target", "tgt_vocab_size")
+  const std::string src =
+      check(header.src_vocabulary, header.config.src_vocab_size, "source", "src_vocab_size");
+  return src.empty() ? check(header.tgt_vocabulary, header.config.tgt_vocab_size, "target",
+                             "tgt_vocab_size")
                      : src;
 }
 
 // A parameter name or an extra file's name becomes a file name: it must not be able to leave its
 // folder. Returns "" or the problem.
 std::string file_name_problem(const std::string& name, const std::string& what) {
-  if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos || name.find('\0') != std::string::npos) {
+  if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
     std::string shown;  // a zero byte would end the message
     for (const char c : name) shown += c == '\0' ? std::string("\\0") : std::string(1, c);
-    return "the " + what + " name '" + shown + "' cannot be a file name (it is empty, starts with '.', contains '/' or a zero byte)";
+    return "the " + what + " name '" + shown +
+           "' cannot be a file name (it is empty, starts with '.', contains '/' or a zero byte)";
   }
   return "";
 }
@@ -67,7 +73,8 @@ std::string file_name_problem(const std::string& name, const std::string& what) 
 std::string parameter_name_problem(const ParameterList& params) {
   std::set<std::string> seen;
   for (const ParameterRef& p : params) {
-    if (const std::string problem = file_name_problem(p.name, "parameter"); !problem.empty()) return problem;
+    if (const std::string problem = file_name_problem(p.name, "parameter"); !problem.empty())
+      return problem;
     if (!seen.insert(p.name).second) return "the parameter '" + p.name + "' is registered twice";
   }
   return "";
@@ -75,7 +82,8 @@ std::string parameter_name_problem(const ParameterList& params) {
 
 std::string extra_files_problem(const CheckpointHeader& header) {
   for (const auto& [name, bytes] : header.files)
-    if (const std::string problem = file_name_problem(name, "extra file"); !problem.empty()) return problem;
+    if (const std::string problem = file_name_problem(name, "extra file"); !problem.empty())
+      return problem;
   return "";
 }
 
@@ -85,7 +93,8 @@ std::string weights_fingerprint(const ParameterList& params) {
   std::uint64_t hash = 14695981039346656037ull;
   for (const ParameterRef& p : params) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(p.value);
-    for (std::size_t i = 0; i < p.size * sizeof(float); ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+    for (std::size_t i = 0; i < p.size * sizeof(float); ++i)
+      hash = (hash ^ bytes[i]) * 1099511628211ull;
   }
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
@@ -98,14 +107,17 @@ std::map<std::string, std::string> read_files(const fs::path& root) {
   std::map<std::string, std::string> files;
   const fs::path folder = root / "files";
   if (!fs::exists(folder)) return files;
-  if (!fs::is_directory(folder)) throw CheckpointError("'" + folder.string() + "' is not a directory");
+  if (!fs::is_directory(folder))
+    throw CheckpointError("'" + folder.string() + "' is not a directory");
   for (const auto& entry : fs::directory_iterator(folder)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || !file_name_problem(name, "extra file").empty())
-      throw CheckpointError("'" + entry.path().string() + "' is not an extra file of a checkpoint (a plain file)");
+      throw CheckpointError("'" + entry.path().string() +
+                            "' is not an extra file of a checkpoint (a plain file)");
     if (entry.file_size() > kMaxCheckpointFileBytes)
-      throw CheckpointError("'" + entry.path().string() + "' has " + std::to_string(entry.file_size()) +
-                            " bytes, more than an extra file may (" + std::to_string(kMaxCheckpointFileBytes) + ")");
+      throw CheckpointError(
+          "'" + entry.path().string() + "' has " + std::to_string(entry.file_size()) +
+          " bytes, more than an extra file may (" + std::to_string(kMaxCheckpointFileBytes) + ")");
     std::ifstream in(entry.path(), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (!in && !in.eof()) throw CheckpointError("could not read '" + entry.path().string() + "'");
@@ -117,7 +129,8 @@ std::map<std::string, std::string> read_files(const fs::path& root) {
 
 // ---- .npy files of a given shape ----------------------------------------------------------
 
-NpyArray read_shaped(const fs::path& file, const std::vector<std::size_t>& shape, const std::string& what) {
+NpyArray read_shaped(const fs::path& file, const std::vector<std::size_t>& shape,
+                     const std::string& what) {
   NpyArray array;
   try {
     array = load_npy_file(file.string());
@@ -125,14 +138,15 @@ NpyArray read_shaped(const fs::path& file, const std::vector<std::size_t>& shape
     throw CheckpointError(std::string(e.what()) + " (" + what + ")");
   }
   if (array.shape != shape)
-    throw CheckpointError("'" + file.string() + "' holds " + what + " of shape " + shape_string(array.shape) +
-                          " but the model's is " + shape_string(shape));
+    throw CheckpointError("'" + file.string() + "' holds " + what + " of shape " +
+                          shape_string(array.shape) + " but the model's is " + shape_string(shape));
   // Every tensor of a checkpoint passes here: weights, averaged snapshots, Adam's moments.
   try {
     require_finite(array, file.string());
   } catch (const NpyError& e) {
-    throw CheckpointError(std::string(e.what()) + " (" + what +
-                          "; a checkpoint holds only finite numbers: did training diverge before the save?)");
+    throw CheckpointError(
+        std::string(e.what()) + " (" + what +
+        "; a checkpoint holds only finite numbers: did training diverge before the save?)");
   }
   return array;
 }
@@ -145,12 +159,13 @@ void require_no_other_files(const fs::path& folder, const std::set<std::string>&
       throw CheckpointError(message + " '" + entry.path().string() + "'");
 }
 
-
 }  // namespace
 
 void check_checkpoint_destination(const std::string& dir) {
   try {
-    if (const std::string problem = destination_problem(directory_target(dir, kContents), kContents); !problem.empty())
+    if (const std::string problem =
+            destination_problem(directory_target(dir, kContents), kContents);
+        !problem.empty())
       throw CheckpointError("cannot save a checkpoint to '" + dir + "': " + problem);
   } catch (const SafeDirectoryError& e) {
     throw CheckpointError(e.what());
@@ -169,7 +184,8 @@ std::vector<std::string> remove_dead_leftovers(const std::string& dir) {
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer) {
   const auto refuse = [&](const std::string& why) {
-    return CheckpointError("cannot save the checkpoint '" + dir + "': " + why + " (nothing was written)");
+    return CheckpointError("cannot save the checkpoint '" + dir + "': " + why +
+                           " (nothing was written)");
   };
   // Everything that can be checked beforehand is checked before a single byte is written.
   fs::path target;
@@ -179,8 +195,9 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
   } catch (const std::exception& e) {
     throw refuse(e.what());
   }
-  for (const std::string& problem : {parameter_name_problem(params), vocabulary_problem(header),
-                                     extra_files_problem(header), destination_problem(target, kContents)})
+  for (const std::string& problem :
+       {parameter_name_problem(params), vocabulary_problem(header), extra_files_problem(header),
+        destination_problem(target, kContents)})
     if (!problem.empty()) throw refuse(problem);
   if (optimizer) {
     try {  // first_moment(i) throws std::out_of_range past the optimizer's last parameter
@@ -197,20 +214,25 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
       write_text_file((staging / "config.txt").string(), checkpoint_config_text(header.config));
       header.src_vocabulary.save((staging / "src_vocabulary.txt").string());
       header.tgt_vocabulary.save((staging / "tgt_vocabulary.txt").string());
-      for (const ParameterRef& p : params) save_npy(parameter_file(staging, p.name).string(), p.value, p.shape);
+      for (const ParameterRef& p : params)
+        save_npy(parameter_file(staging, p.name).string(), p.value, p.shape);
       if (optimizer) {
         fs::create_directories(staging / "optimizer");
         write_text_file((staging / "optimizer" / "state.txt").string(),
-                        "steps=" + std::to_string(optimizer->steps_taken()) + "\nweights=" + weights_fingerprint(params) + "\n");
+                        "steps=" + std::to_string(optimizer->steps_taken()) +
+                            "\nweights=" + weights_fingerprint(params) + "\n");
         std::size_t i = 0;
         for (const ParameterRef& p : params) {
-          save_npy((staging / "optimizer" / (p.name + ".m.npy")).string(), optimizer->first_moment(i).data(), p.shape);
-          save_npy((staging / "optimizer" / (p.name + ".v.npy")).string(), optimizer->second_moment(i).data(), p.shape);
+          save_npy((staging / "optimizer" / (p.name + ".m.npy")).string(),
+                   optimizer->first_moment(i).data(), p.shape);
+          save_npy((staging / "optimizer" / (p.name + ".v.npy")).string(),
+                   optimizer->second_moment(i).data(), p.shape);
           ++i;
         }
       }
       if (!header.files.empty()) fs::create_directories(staging / "files");
-      for (const auto& [name, bytes] : header.files) write_text_file((staging / "files" / name).string(), bytes);
+      for (const auto& [name, bytes] : header.files)
+        write_text_file((staging / "files" / name).string(), bytes);
     });
   } catch (const SafeDirectoryError& e) {
     throw CheckpointError("could not save the checkpoint '" + dir + "': " + e.what());
@@ -220,7 +242,9 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
 
 CheckpointHeader read_checkpoint_header(const std::string& dir) {
   const fs::path root(dir);
-  if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'" + killed_write_hint(dir, kContents));
+  if (!fs::is_directory(root))
+    throw CheckpointError("no checkpoint directory '" + dir + "'" +
+                          killed_write_hint(dir, kContents));
   const Config config = read_checkpoint_config((root / "config.txt").string());
   // A valid configuration can still be one no machine holds (d_model=4000000000): refuse it
   // now, with the estimate, before anyone builds the model (which would end in std::bad_alloc).
@@ -231,7 +255,8 @@ CheckpointHeader read_checkpoint_header(const std::string& dir) {
   }
   try {
     CheckpointHeader header{config, Vocabulary::load((root / "src_vocabulary.txt").string()),
-                            Vocabulary::load((root / "tgt_vocabulary.txt").string()), read_files(root)};
+                            Vocabulary::load((root / "tgt_vocabulary.txt").string()),
+                            read_files(root)};
     if (const std::string problem = vocabulary_problem(header); !problem.empty())
       throw CheckpointError("checkpoint '" + dir + "': " + problem);
     return header;
@@ -247,7 +272,9 @@ namespace {
 // of `params`; nothing else may be in parameters/.
 std::vector<NpyArray> read_parameters(const std::string& dir, const ParameterList& params) {
   const fs::path root(dir);
-  if (!fs::is_directory(root)) throw CheckpointError("no checkpoint directory '" + dir + "'" + killed_write_hint(dir, kContents));
+  if (!fs::is_directory(root))
+    throw CheckpointError("no checkpoint directory '" + dir + "'" +
+                          killed_write_hint(dir, kContents));
   if (!fs::is_directory(root / "parameters"))
     throw CheckpointError("checkpoint '" + dir + "' has no parameters/ directory");
   std::vector<NpyArray> arrays;
@@ -255,8 +282,9 @@ std::vector<NpyArray> read_parameters(const std::string& dir, const ParameterLis
   for (const ParameterRef& p : params) {
     const fs::path file = parameter_file(root, p.name);
     if (!fs::exists(file))
-      throw CheckpointError("checkpoint '" + dir + "' has no parameter '" + p.name + "' (no file '" +
-                            file.string() + "'); was it saved from another configuration?");
+      throw CheckpointError("checkpoint '" + dir + "' has no parameter '" + p.name +
+                            "' (no file '" + file.string() +
+                            "'); was it saved from another configuration?");
     arrays.push_back(read_shaped(file, p.shape, "parameter '" + p.name + "'"));
     expected.insert(file.filename().string());
   }
@@ -289,14 +317,16 @@ void load_averaged_parameters(const std::vector<std::string>& dirs, const Parame
     const CheckpointHeader header = read_checkpoint_header(dir);
     for (const std::string& key : checkpoint_model_keys())
       if (header.config.get(key) != first.config.get(key))
-        throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir + "': " + key + " is " +
-                              first.config.get(key) + " in one and " + header.config.get(key) +
-                              " in the other");
-    if (header.src_vocabulary != first.src_vocabulary || header.tgt_vocabulary != first.tgt_vocabulary)
+        throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir + "': " + key +
+                              " is " + first.config.get(key) + " in one and " +
+                              header.config.get(key) + " in the other");
+    if (header.src_vocabulary != first.src_vocabulary ||
+        header.tgt_vocabulary != first.tgt_vocabulary)
       throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir +
                             "': their vocabularies differ");
     if (header.files != first.files)
-      throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir + "': their extra files differ");
+      throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir +
+                            "': their extra files differ");
     snapshots.push_back(read_parameters(dir, params));
   }
   // All read and checked: now the mean, entry by entry, in double so the order of the
@@ -322,7 +352,8 @@ void load_optimizer_state(const std::string& dir, const ParameterList& params, A
   const fs::path folder = fs::path(dir) / "optimizer";
   const fs::path state = folder / "state.txt";
   if (!has_optimizer_state(dir))
-    throw CheckpointError("checkpoint '" + dir + "' holds no optimizer state (no file '" + state.string() + "')");
+    throw CheckpointError("checkpoint '" + dir + "' holds no optimizer state (no file '" +
+                          state.string() + "')");
   try {  // not a pipe (which would hang the read) or a device such as /dev/zero
     require_regular_file(state.string(), "optimizer state", 1024);
   } catch (const std::runtime_error& e) {
@@ -331,13 +362,17 @@ void load_optimizer_state(const std::string& dir, const ParameterList& params, A
   std::ifstream in(state);
   std::string line;
   std::getline(in, line);
-  if (!line.empty() && line.back() == '\r') line.pop_back();  // written on Windows, as config.txt may be
+  if (!line.empty() && line.back() == '\r')
+    line.pop_back();  // written on Windows, as config.txt may be
   const std::string digits = line.rfind("steps=", 0) == 0 ? line.substr(6) : "";
-  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
-    throw CheckpointError("'" + state.string() + "': expected 'steps=N' on the first line, got '" + line + "'");
+  if (digits.empty() || digits.size() > 18 ||
+      digits.find_first_not_of("0123456789") != std::string::npos)
+    throw CheckpointError("'" + state.string() + "': expected 'steps=N' on the first line, got '" +
+                          line + "'");
   const std::size_t steps = std::stoull(digits);
   if (steps > kMaxSteps)
-    throw CheckpointError("'" + state.string() + "': steps=" + digits + " is more than any run could have taken (at most " +
+    throw CheckpointError("'" + state.string() + "': steps=" + digits +
+                          " is more than any run could have taken (at most " +
                           std::to_string(kMaxSteps) + "); the file is damaged");
 
   std::string weights;  // "weights=<fingerprint>" (older checkpoints have no such line)
@@ -349,26 +384,32 @@ void load_optimizer_state(const std::string& dir, const ParameterList& params, A
     for (const char* moment : {".m.npy", ".v.npy"}) {
       const fs::path file = folder / (p.name + moment);
       const bool is_second = moment[1] == 'v';
-      const std::string what = std::string(is_second ? "the second" : "the first") + " moment of '" + p.name + "'";
+      const std::string what =
+          std::string(is_second ? "the second" : "the first") + " moment of '" + p.name + "'";
       NpyArray array = read_shaped(file, p.shape, what);  // finite, of the parameter's shape
       if (is_second) {
         // v is a running mean of squared gradients: never negative. A negative one would make
         // Adam's sqrt(v) NaN, and the first step after loading would turn the weights into NaN.
-        const auto negative = std::find_if(array.values.begin(), array.values.end(), [](float v) { return v < 0.0f; });
+        const auto negative = std::find_if(array.values.begin(), array.values.end(),
+                                           [](float v) { return v < 0.0f; });
         if (negative != array.values.end())
-          throw CheckpointError("'" + file.string() + "' holds " + std::to_string(*negative) + " at index " +
-                                index_in_shape(array.shape, static_cast<std::size_t>(negative - array.values.begin())) +
-                                " (" + what + "): a second moment is a mean of squares and is never negative");
+          throw CheckpointError(
+              "'" + file.string() + "' holds " + std::to_string(*negative) + " at index " +
+              index_in_shape(array.shape,
+                             static_cast<std::size_t>(negative - array.values.begin())) +
+              " (" + what + "): a second moment is a mean of squares and is never negative");
       }
       (is_second ? second : first).push_back(std::move(array.values));
       expected.insert(file.filename().string());
     }
   }
-  require_no_other_files(folder, expected, "checkpoint '" + dir + "' has an optimizer state the model does not:");
+  require_no_other_files(folder, expected,
+                         "checkpoint '" + dir + "' has an optimizer state the model does not:");
   // The moments belong to the weights they were saved with, which must be the ones loaded.
   if (!weights.empty() && weights != weights_fingerprint(params))
-    throw CheckpointError("'" + state.string() + "' was saved with other weights than these (fingerprint " + weights +
-                          ", loaded " + weights_fingerprint(params) + "): an optimizer state from another run?");
+    throw CheckpointError(
+        "'" + state.string() + "' was saved with other weights than these (fingerprint " + weights +
+        ", loaded " + weights_fingerprint(params) + "): an optimizer state from another run?");
   try {
     optimizer.restore(steps, std::move(first), std::move(second));
   } catch (const std::invalid_argument& e) {
@@ -386,12 +427,13 @@ void require_same_vocabulary(const Vocabulary& saved, const Vocabulary& expected
     const std::size_t n = std::min(saved.size(), expected.size());
     std::size_t i = 0;
     while (i < n && saved.symbols()[i] == expected.symbols()[i]) ++i;
-    detail = i < n ? "id " + std::to_string(i) + " is '" + saved.symbols()[i] + "' in the checkpoint but '" +
-                         expected.symbols()[i] + "' here"
+    detail = i < n ? "id " + std::to_string(i) + " is '" + saved.symbols()[i] +
+                         "' in the checkpoint but '" + expected.symbols()[i] + "' here"
                    : "sizes differ: " + std::to_string(saved.size()) + " in the checkpoint vs " +
                          std::to_string(expected.size()) + " here";
   }
-  throw CheckpointError("the checkpoint's " + what + " vocabulary does not match this task's: " + detail);
+  throw CheckpointError("the checkpoint's " + what +
+                        " vocabulary does not match this task's: " + detail);
 }
 
 }  // namespace tfm

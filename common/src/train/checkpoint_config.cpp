@@ -16,8 +16,9 @@ namespace fs = std::filesystem;
 
 const std::set<std::string>& checkpoint_model_keys() {
   static const std::set<std::string> keys = {
-      "src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "n_encoder_layers", "n_decoder_layers",
-      "d_ff", "attention_bias", "linear_bias", "shared_embedding", "max_len"};
+      "src_vocab_size",   "tgt_vocab_size",   "d_model", "n_heads",
+      "n_encoder_layers", "n_decoder_layers", "d_ff",    "attention_bias",
+      "linear_bias",      "shared_embedding", "max_len"};
   return keys;
 }
 
@@ -45,7 +46,8 @@ std::string checkpoint_config_text(const Config& config) {
 namespace {
 
 // The "# model as saved:" line, key -> value; throws naming the line if it is malformed.
-std::map<std::string, std::string> saved_model_record(const std::string& line, const std::string& where) {
+std::map<std::string, std::string> saved_model_record(const std::string& line,
+                                                      const std::string& where) {
   std::map<std::string, std::string> record;
   std::istringstream words(line.substr(std::string(kSavedModelPrefix).size()));
   for (std::string word; words >> word;) {
@@ -65,8 +67,8 @@ std::map<std::string, std::string> saved_model_record(const std::string& line, c
 Config parse_checkpoint_config(const std::string& text, const std::string& name) {
   Config config;
   std::set<std::string> seen;
-  std::map<std::string, int> key_lines;           // key -> the line that set it
-  std::map<std::string, std::string> record;      // the "# model as saved:" line, if any
+  std::map<std::string, int> key_lines;       // key -> the line that set it
+  std::map<std::string, std::string> record;  // the "# model as saved:" line, if any
   int record_line = 0;
   std::istringstream in(text);
   std::string line;
@@ -79,8 +81,8 @@ Config parse_checkpoint_config(const std::string& text, const std::string& name)
     }
     if (line.rfind(kSavedModelPrefix, 0) == 0) {
       if (record_line != 0)
-        throw CheckpointError(where + "a second '" + kSavedModelPrefix + "' line (the first is line " +
-                              std::to_string(record_line) + ")");
+        throw CheckpointError(where + "a second '" + kSavedModelPrefix +
+                              "' line (the first is line " + std::to_string(record_line) + ")");
       record = saved_model_record(line, where);
       record_line = number;
       continue;
@@ -100,7 +102,8 @@ Config parse_checkpoint_config(const std::string& text, const std::string& name)
     // Config::set reads "inf" and "nan" as numbers; no setting of this program means either
     // (a learning rate of inf passes validate()'s "> 0" and turns every weight into NaN).
     if (config.get(key).find_first_of("0123456789") == std::string::npos)  // "nan", "inf", "-inf"
-      throw CheckpointError(where + "config key '" + key + "' needs a finite number, got '" + line.substr(eq + 1) + "'");
+      throw CheckpointError(where + "config key '" + key + "' needs a finite number, got '" +
+                            line.substr(eq + 1) + "'");
   }
   for (const std::string& key : checkpoint_model_keys())
     if (!seen.count(key)) throw CheckpointError(name + ": missing key '" + key + "'");
@@ -111,13 +114,14 @@ Config parse_checkpoint_config(const std::string& text, const std::string& name)
   }
   for (const auto& [key, saved] : record)
     if (config.get(key) != saved)
-      throw CheckpointError(name + ", line " + std::to_string(key_lines[key]) + ": " + key + "=" + config.get(key) +
-                            ", but the checkpoint was saved with " + key + "=" + saved + " (line " +
-                            std::to_string(record_line) + ", '" + kSavedModelPrefix + "'): " +
-                            (key == "n_heads" || key == "max_len" ? key + " changes no tensor's shape, so "
-                                                                  : std::string()) +
-                            "the weights would load into a model they were not trained for; "
-                            "to change the model, train a new one instead of editing config.txt");
+      throw CheckpointError(
+          name + ", line " + std::to_string(key_lines[key]) + ": " + key + "=" + config.get(key) +
+          ", but the checkpoint was saved with " + key + "=" + saved + " (line " +
+          std::to_string(record_line) + ", '" + kSavedModelPrefix + "'): " +
+          (key == "n_heads" || key == "max_len" ? key + " changes no tensor's shape, so "
+                                                : std::string()) +
+          "the weights would load into a model they were not trained for; "
+          "to change the model, train a new one instead of editing config.txt");
   return config;
 }
 
@@ -127,7 +131,8 @@ Config read_checkpoint_config(const std::string& file) {
   if (!fs::exists(fs::symlink_status(path, missing)))
     throw CheckpointError("missing '" + path.string() + "': not a checkpoint directory?");
   try {  // not a pipe (which would hang the read), a device or a directory
-    require_regular_file(file, "checkpoint configuration", std::numeric_limits<std::uintmax_t>::max());
+    require_regular_file(file, "checkpoint configuration",
+                         std::numeric_limits<std::uintmax_t>::max());
   } catch (const std::runtime_error& e) {
     throw CheckpointError(e.what());
   }
@@ -137,8 +142,9 @@ Config read_checkpoint_config(const std::string& file) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (!ec && size > (1u << 20))
-    throw CheckpointError("'" + path.string() + "' has " + std::to_string(size) +
-                          " bytes; a checkpoint's config.txt has about 500: not a configuration file");
+    throw CheckpointError(
+        "'" + path.string() + "' has " + std::to_string(size) +
+        " bytes; a checkpoint's config.txt has about 500: not a configuration file");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_checkpoint_config(text.str(), path.string());

@@ -83,7 +83,8 @@ float CrossEntropy::forward(const Tensor3& logits, const TokenIds& targets) {
     total += row_loss[i];
     ++counted_;
   }
-  const float loss = counted_ > 0 ? static_cast<float>(total / static_cast<double>(counted_)) : 0.0f;
+  const float loss =
+      counted_ > 0 ? static_cast<float>(total / static_cast<double>(counted_)) : 0.0f;
   traced(logits, "softmax over the vocabulary", "logits", "batch, len, vocab");
   if (trace::enabled())
     trace::write_step("CrossEntropy", "mean over non-pad tokens", "loss", "[]", "scalar");
@@ -102,7 +103,7 @@ Tensor3 CrossEntropy::backward() const {
   // The softmax and the log cancel: d(-Σ q_j log p_j)/dz_j = p_j - q_j. The mean divides by n.
   const float inv_n = 1.0f / static_cast<float>(counted_);
   const float off_target = smoothing_ / static_cast<float>(vocab);  // q_j for j != t
-  const float on_target = 1.0f - smoothing_ + off_target;          // q_t
+  const float on_target = 1.0f - smoothing_ + off_target;           // q_t
 #pragma omp parallel for if (rows * vocab > (1 << 16))
   for (std::size_t i = 0; i < rows; ++i) {
     const std::int32_t t = targets_.data()[i];

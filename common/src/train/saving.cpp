@@ -43,7 +43,8 @@ void save_trained_model(const std::string& program, const std::string& dir, bool
                         const CheckpointHeader& header, const ParameterList& params,
                         const Adam* optimizer, std::ostream& out) {
   const auto temp_dir = [&](const std::string& why) {
-    return (std::filesystem::temp_directory_path() / (program + why + std::to_string(::getpid()))).string();
+    return (std::filesystem::temp_directory_path() / (program + why + std::to_string(::getpid())))
+        .string();
   };
   const std::string where = dir.empty() && stopped ? temp_dir("-stopped-") : dir;
   if (where.empty()) return;

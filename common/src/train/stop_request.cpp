@@ -29,7 +29,9 @@ void on_signal(int signal_number) {
 
 }  // namespace
 
-bool stop_requested() { return installed && requested; }
+bool stop_requested() {
+  return installed && requested;
+}
 
 StopOnSignal::StopOnSignal() {
   requested = 0;

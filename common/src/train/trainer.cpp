@@ -43,8 +43,8 @@ namespace {
 void require_finite_loss(float loss, std::size_t step, const TrainingOptions& options) {
   if (std::isfinite(loss)) return;
   std::ostringstream message;
-  message << "step " << step << ": the loss is " << loss << " (learning rate " << options.schedule.at(step)
-          << "); lower the learning rate or clip harder";
+  message << "step " << step << ": the loss is " << loss << " (learning rate "
+          << options.schedule.at(step) << "); lower the learning rate or clip harder";
   throw TrainingError(message.str());
 }
 
@@ -57,8 +57,8 @@ void require_finite_gradients(const ParameterList& params, std::size_t step, flo
 }  // namespace
 
 // [train step]
-float train_step(Transformer& model, const ParameterList& params, Adam& optimizer, CrossEntropy& loss,
-                 const Batch& batch, const TrainingOptions& options) {
+float train_step(Transformer& model, const ParameterList& params, Adam& optimizer,
+                 CrossEntropy& loss, const Batch& batch, const TrainingOptions& options) {
   const std::size_t step = optimizer.steps_taken() + 1;
   model.set_training(true);
   params.zero_grad();

@@ -12,18 +12,22 @@
 #include "tfm/train/checkpoint_config.hpp"
 #include "tfm/train/resume.hpp"
 #include "tfm/train/saving.hpp"
-#include "tfm/train/training_report.hpp"
 #include "tfm/train/trainer.hpp"
+#include "tfm/train/training_report.hpp"
 
 namespace tfm {
 
 void RunOptions::declare(CommandLine& cli) {
-  cli.config_options("", "override one hyper-parameter (see ch01_params --help); default: the task's model")
+  cli.config_options(
+         "", "override one hyper-parameter (see ch01_params --help); default: the task's model")
       .option("--steps", "N", "train for N steps (default: the task's budget)")
       .option("--minutes", "M", "train for at most M minutes")
-      .option("--seed", "N", "seed of the weights, the dropout masks and the batches (default: 1, or the checkpoint's)")
+      .option("--seed", "N",
+              "seed of the weights, the dropout masks and the batches (default: 1, or the "
+              "checkpoint's)")
       .option("--save", "DIR", "save a checkpoint after training")
-      .option("--save-every", "N", "also save DIR-step<S> after every step S that is a multiple of N")
+      .option("--save-every", "N",
+              "also save DIR-step<S> after every step S that is a multiple of N")
       .option("--load", "DIR", "start from a checkpoint (training resumes with its optimizer)")
       .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (2 or more)")
       .option("--beam", "K", "beam search with K beams (1: greedy)", "1")
@@ -41,7 +45,8 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   o.load = cli.value("--load");
   o.average = cli.values("--average");
   if (cli.given("--save-every")) {
-    if (o.save.empty()) throw UsageError("--save-every needs --save DIR (the checkpoints are DIR-step<S>)");
+    if (o.save.empty())
+      throw UsageError("--save-every needs --save DIR (the checkpoints are DIR-step<S>)");
     o.save_every = cli.count("--save-every", 1, std::numeric_limits<std::size_t>::max());
   }
   if (!o.average.empty() && !o.load.empty())
@@ -49,9 +54,11 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   if ((!o.load.empty() || !o.average.empty()) && cli.given("--preset"))
     throw UsageError("--preset chooses a new model, but --load / --average test a saved one");
   if (!o.average.empty() && (cli.given("--steps") || cli.given("--minutes")))
-    throw UsageError("--average makes a model to test, not to train on: Adam's state is not averaged");
+    throw UsageError(
+        "--average makes a model to test, not to train on: Adam's state is not averaged");
   if (o.average.size() == 1)
-    throw UsageError("--average needs 2 or more checkpoints (to test one, use --load " + o.average[0] + ")");
+    throw UsageError("--average needs 2 or more checkpoints (to test one, use --load " +
+                     o.average[0] + ")");
   o.beam = cli.count("--beam", 1, 64);
   o.eval_every = cli.count("--eval-every");
   o.head = cli.count("--head");
@@ -60,12 +67,14 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   return o;
 }
 
-void require_same_architecture(const CommandLine& cli, const std::string& checkpoint, const Config& saved) {
+void require_same_architecture(const CommandLine& cli, const std::string& checkpoint,
+                               const Config& saved) {
   for (const std::string& assignment : cli.values("--set")) {
     const std::string key = assignment.substr(0, assignment.find('='));
     if (checkpoint_model_keys().count(key))
-      throw UsageError("--set " + assignment + ": the model loaded from '" + checkpoint + "' has " + key + "=" +
-                       saved.get(key) + ", and its weights fit only that; train a new model to change it");
+      throw UsageError("--set " + assignment + ": the model loaded from '" + checkpoint + "' has " +
+                       key + "=" + saved.get(key) +
+                       ", and its weights fit only that; train a new model to change it");
   }
 }
 
@@ -74,7 +83,9 @@ Config model_config(const CommandLine& cli, const RunOptions& o, const Task& tas
     for (const std::string& key : Task::data_keys())
       if (assignment.rfind(key + "=", 0) == 0)
         throw UsageError("--set " + key + ": the task's data decides it");
-  const std::string checkpoint = !o.load.empty() ? o.load : o.average.empty() ? "" : o.average.front();
+  const std::string checkpoint = !o.load.empty()     ? o.load
+                                 : o.average.empty() ? ""
+                                                     : o.average.front();
   Config base = task.default_model();
   if (!checkpoint.empty()) {
     const CheckpointHeader header = read_checkpoint_header(checkpoint);
@@ -92,8 +103,9 @@ Config model_config(const CommandLine& cli, const RunOptions& o, const Task& tas
   // What needs the model's sizes, checked before anything is built or trained.
   const std::size_t layers = std::min(config.n_encoder_layers, config.n_decoder_layers);
   if (o.layer.value_or(layers - 1) >= layers || o.head >= config.n_heads)
-    throw UsageError("--layer/--head out of range: the model has " + std::to_string(config.n_encoder_layers) +
-                     " + " + std::to_string(config.n_decoder_layers) + " layers and " +
+    throw UsageError("--layer/--head out of range: the model has " +
+                     std::to_string(config.n_encoder_layers) + " + " +
+                     std::to_string(config.n_decoder_layers) + " layers and " +
                      std::to_string(config.n_heads) + " heads");
   return config;
 }
@@ -115,9 +127,10 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
     load_averaged_parameters(options_.average, params_);
     out << "loaded the mean of " << options_.average.size() << " checkpoints' weights\n";
   }
-  out << "task " << task.name() << ", model '" << config.preset << "': d_model " << config.d_model << ", "
-      << config.n_heads << " heads, " << config.n_encoder_layers << " + " << config.n_decoder_layers
-      << " layers, d_ff " << config.d_ff << ", " << params_.count() << " parameters\n";
+  out << "task " << task.name() << ", model '" << config.preset << "': d_model " << config.d_model
+      << ", " << config.n_heads << " heads, " << config.n_encoder_layers << " + "
+      << config.n_decoder_layers << " layers, d_ff " << config.d_ff << ", " << params_.count()
+      << " parameters\n";
 }
 // [build the model]
 
@@ -135,14 +148,17 @@ std::string TrainingRun::train(std::ostream& out) {
   training.checkpoint = periodic_checkpoints(o.save, header_, params_, optimizer_);
   if (training.max_steps == 0 && training.max_seconds <= 0) return "";
 
-  out << "learning rate: " << training.schedule.describe() << "\n\nThe first training step, traced:\n";
+  out << "learning rate: " << training.schedule.describe()
+      << "\n\nThe first training step, traced:\n";
   trace::Enable trace;
   // The batch size is the model's: the task's default, or as --preset / --set chose.
   const auto batch = [&](std::size_t index) {
     return task_.training_batch(index, config().batch_size, config().seed);
   };
-  stop_on_signal_ = std::make_unique<StopOnSignal>();  // Ctrl-C stops training; save() keeps the model
-  history_ = tfm::train(model_, optimizer_, batch, task_.held_out(), training, out, ProgressBar::stdout_is_terminal());
+  stop_on_signal_ =
+      std::make_unique<StopOnSignal>();  // Ctrl-C stops training; save() keeps the model
+  history_ = tfm::train(model_, optimizer_, batch, task_.held_out(), training, out,
+                        ProgressBar::stdout_is_terminal());
   const std::string trained = summary(history_);
   out << trained;
   return trained;
@@ -160,7 +176,8 @@ void TrainingRun::write_loss_curve(std::ostream& out) const {
   if (history_.steps.empty()) return;
   const std::string curve = "loss_curve_" + task_.name() + ".svg";
   if (write_side_output([&] {
-        write_loss_curve_svg(curve, history_, "Cross-entropy while training (" + task_.name() + ")");
+        write_loss_curve_svg(curve, history_,
+                             "Cross-entropy while training (" + task_.name() + ")");
       }))
     out << "wrote " << curve << "\n";
 }
@@ -170,7 +187,8 @@ void TrainingRun::write_results(const std::string& results, std::ostream& out) c
   if (write_side_output([&] { write_text_file(file, results); })) out << "wrote " << file << "\n";
 }
 
-std::vector<std::string> TrainingRun::write_attention_maps(const TokenIds& src, const TokenIds& tgt_in,
+std::vector<std::string> TrainingRun::write_attention_maps(const TokenIds& src,
+                                                           const TokenIds& tgt_in,
                                                            const std::string& prefix) {
   const std::size_t layer =
       options_.layer.value_or(std::min(config().n_encoder_layers, config().n_decoder_layers) - 1);

@@ -14,7 +14,8 @@ Batch TranslationTask::training_batch(std::size_t, std::size_t, std::uint64_t) c
   return data_.all();
 }
 
-TokenIds TranslationTask::generate(Transformer& model, const TokenIds& src, std::size_t beam) const {
+TokenIds TranslationTask::generate(Transformer& model, const TokenIds& src,
+                                   std::size_t beam) const {
   return tfm::generate(model, src, beam, {});
 }
 

@@ -13,8 +13,10 @@ std::vector<Batch> held_out_batches(const VowelRestoration& data) {
   const std::vector<std::size_t> windows = held_out_windows(data, 512);
   std::vector<Batch> batches;
   for (std::size_t i = 0; i < windows.size(); i += 128) {
-    const auto end = windows.begin() + static_cast<std::ptrdiff_t>(std::min(windows.size(), i + 128));
-    batches.push_back(data.batch(Split::kHeldOut, {windows.begin() + static_cast<std::ptrdiff_t>(i), end}));
+    const auto end =
+        windows.begin() + static_cast<std::ptrdiff_t>(std::min(windows.size(), i + 128));
+    batches.push_back(
+        data.batch(Split::kHeldOut, {windows.begin() + static_cast<std::ptrdiff_t>(i), end}));
   }
   return batches;
 }
@@ -31,7 +33,8 @@ VowelTask::VowelTask(std::shared_ptr<const VowelRestoration> data)
   set_held_out(held_out_batches(*data_));
 }
 
-Batch VowelTask::training_batch(std::size_t index, std::size_t batch_size, std::uint64_t seed) const {
+Batch VowelTask::training_batch(std::size_t index, std::size_t batch_size,
+                                std::uint64_t seed) const {
   Stream& s = stream_;
   if (!s.sampler || seed != s.seed || batch_size != s.batch_size || index < s.next) {
     s.sampler = std::make_unique<BatchSampler>(data_->num_windows(Split::kTrain), batch_size,

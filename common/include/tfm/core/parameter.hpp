@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <string>
 #include <vector>
-
 #include <xtensor/xtensor.hpp>
 
 namespace tfm {
@@ -20,7 +19,8 @@ namespace tfm {
 template <std::size_t N>
 struct Param {
   xt::xtensor<float, N> value;  ///< what forward uses, and what the optimizer updates
-  xt::xtensor<float, N> grad;   ///< d loss / d value, same shape; sums every backward since zero_grad
+  xt::xtensor<float, N>
+      grad;  ///< d loss / d value, same shape; sums every backward since zero_grad
 
   /// A parameter of the given shape, zero-filled, with a zero gradient.
   static Param zeros(const typename xt::xtensor<float, N>::shape_type& shape) {
@@ -46,9 +46,10 @@ class ParameterList {
   template <std::size_t N>
   void add(const std::string& name, Param<N>& param) {
     if (!param.present()) return;
-    refs_.push_back({prefix_ + name,
-                     std::vector<std::size_t>(param.value.shape().begin(), param.value.shape().end()),
-                     param.value.data(), param.grad.data(), param.value.size()});
+    refs_.push_back(
+        {prefix_ + name,
+         std::vector<std::size_t>(param.value.shape().begin(), param.value.shape().end()),
+         param.value.data(), param.grad.data(), param.value.size()});
   }
 
   /// Registers the parameters of `module` (anything with `collect_parameters(ParameterList&)`)

@@ -34,23 +34,23 @@ void reset();
 
 /// The shape of one matrix product kind: `batch` products of op(A) `[m, k]` · op(B) `[k, n]`.
 struct Product {
-  char op_a = 'n';       ///< A: 'n' as stored, 't' transposed (row-major storage)
-  char op_b = 'n';       ///< B: 'n' as stored, 't' transposed
-  std::size_t batch = 1; ///< how many products of this shape one call runs
-  std::size_t m = 0;     ///< rows of op(A) and of the result
-  std::size_t n = 0;     ///< columns of op(B) and of the result
-  std::size_t k = 0;     ///< the inner dimension
+  char op_a = 'n';        ///< A: 'n' as stored, 't' transposed (row-major storage)
+  char op_b = 'n';        ///< B: 'n' as stored, 't' transposed
+  std::size_t batch = 1;  ///< how many products of this shape one call runs
+  std::size_t m = 0;      ///< rows of op(A) and of the result
+  std::size_t n = 0;      ///< columns of op(B) and of the result
+  std::size_t k = 0;      ///< the inner dimension
   /// Floating-point operations of one call: 2 per multiply-add.
   double flops() const { return 2.0 * double(batch) * double(m) * double(n) * double(k); }
 };
 
 /// One kind of work and its total over everything recorded.
 struct Entry {
-  std::string kind;      ///< e.g. "LayerNorm forward", "product nt 5120x1024x256"
-  double seconds = 0.0;  ///< wall time, nested Scopes excluded
-  std::size_t calls = 0;  ///< how many Scopes of this kind ended
-  bool is_product = false;  ///< a matrix product (then `product` holds its shape)
-  Product product;  ///< the product's shape (if is_product)
+  std::string kind;                  ///< e.g. "LayerNorm forward", "product nt 5120x1024x256"
+  double seconds = 0.0;              ///< wall time, nested Scopes excluded
+  std::size_t calls = 0;             ///< how many Scopes of this kind ended
+  bool is_product = false;           ///< a matrix product (then `product` holds its shape)
+  Product product;                   ///< the product's shape (if is_product)
   std::size_t inputs = 0;            ///< a product's operand values, summed over its calls
   std::size_t subnormal_inputs = 0;  ///< how many of them were subnormal (below 2^-126, not 0)
 };

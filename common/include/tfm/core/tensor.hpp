@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
 #include <xtensor/xtensor.hpp>
 
 namespace tfm {
@@ -68,8 +67,8 @@ void require_shape(const std::string& op, const std::string& name, const Tensor&
   }
   want += "]";
   if (!ok) {
-    throw ShapeError(op + ": " + name + " has shape " + shape_string(shape) + ", expected " +
-                     want + (axes.empty() ? "" : " " + axes));
+    throw ShapeError(op + ": " + name + " has shape " + shape_string(shape) + ", expected " + want +
+                     (axes.empty() ? "" : " " + axes));
   }
 }
 

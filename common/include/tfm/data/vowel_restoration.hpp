@@ -131,7 +131,8 @@ TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& tex
 std::vector<std::size_t> held_out_windows(const VowelRestoration& data, std::size_t count);
 /// Up to `count` windows of part `split` that do not overlap, spread evenly over that part: their
 /// indices, in order (held_out_windows is this for the held-out part).
-std::vector<std::size_t> spread_windows(const VowelRestoration& data, Split split, std::size_t count);
+std::vector<std::size_t> spread_windows(const VowelRestoration& data, Split split,
+                                        std::size_t count);
 
 /// Forced tokens for decoding vowel restoration (DecodeOptions::forced): src `[B, S]` (text with
 /// its vowels hidden as `*`, ids of `source_vocabulary`) -> `[B, S]`: kFreeToken (decoding.hpp)

@@ -68,7 +68,8 @@ VowelEvaluation evaluate_vowels(Transformer& model, const VowelTask& task, std::
 /// `text`) scored on up to `windows` windows of another text, which do not overlap and lie
 /// evenly spread over the whole of `text` (tfm::spread_windows of its training part: build it with
 /// `held_out_fraction` 0 and the task's window). `sentences` stays empty.
-VowelEvaluation evaluate_vowels_on(Transformer& model, const VowelTask& task, const VowelRestoration& text,
-                                   std::size_t windows, std::size_t beam);
+VowelEvaluation evaluate_vowels_on(Transformer& model, const VowelTask& task,
+                                   const VowelRestoration& text, std::size_t windows,
+                                   std::size_t beam);
 
 }  // namespace tfm

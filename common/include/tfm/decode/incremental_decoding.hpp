@@ -69,14 +69,16 @@ struct DecoderCache {
 /// passes the new position itself as new_memory; cross-attention passes the encoder output at
 /// the first step and nullptr after. (A query of several positions is allowed; the mask,
 /// `[B, Lq, L]`, must then say which cached positions each may see.)
-Tensor3 cached_attention(MultiHeadAttention& attention, const Tensor3& query_input, const Tensor3* new_memory,
-             KeyValueCache& cache, const Mask* mask = nullptr);
+Tensor3 cached_attention(MultiHeadAttention& attention, const Tensor3& query_input,
+                         const Tensor3* new_memory, KeyValueCache& cache,
+                         const Mask* mask = nullptr);
 
 /// One step of a decoder layer: x `[B, 1, d]` (the newest position), memory `[B, S, d]` (read
 /// only while cache.cross_attn is empty, i.e. at the first step), self_mask `[B, 1, t + 1]` (which
 /// of the fed positions, this one included, may be seen), cross_mask `[B, 1, S]` -> `[B, 1, d]`.
-Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
-             const Mask* cross_mask, DecoderLayerCache& cache);
+Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory,
+                             const Mask* self_mask, const Mask* cross_mask,
+                             DecoderLayerCache& cache);
 
 /// One step of the decoder stack (call set_training(false) first): last `[B, 1]` (the token fed
 /// at `position`, `<bos>` at 0), memory `[B, S, d]`, cross_mask `[B, 1, S]` -> hidden state of
@@ -85,14 +87,14 @@ Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor
 /// The token gets the positional encoding of its TRUE position, `position` (reference 002 gave
 /// every new token position 0). `position` must equal cache.length(): step t feeds the token at
 /// position t.
-Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position, const Tensor3& memory,
-             const Mask* cross_mask, DecoderCache& cache);
+Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position,
+                       const Tensor3& memory, const Mask* cross_mask, DecoderCache& cache);
 
 /// One step of the whole model's decoder side: src `[B, S]` (only its padding is read), memory
 /// `[B, S, d_model]`, last `[B, 1]` (the token at `position`) -> logits `[B, 1, tgt_vocab]` for
 /// the token at position + 1.
-Tensor3 next_token_logits(Transformer& model, const TokenIds& src, const Tensor3& memory, const TokenIds& last,
-             std::size_t position, DecoderCache& cache);
+Tensor3 next_token_logits(Transformer& model, const TokenIds& src, const Tensor3& memory,
+                          const TokenIds& last, std::size_t position, DecoderCache& cache);
 
 /// Decoding, part 1: src `[B, S]` -> memory `[B, S, d_model]`, the encoder alone (with the
 /// source's padding mask). Computed once per batch; every step reads it.
@@ -102,7 +104,7 @@ Tensor3 encode(Transformer& model, const TokenIds& src);
 /// tgt_in `[B, T]` -> logits `[B, T, tgt_vocab]`, equal to model.forward(src, tgt_in). Re-running
 /// it on the whole prefix at every step is the readable reference that next_token_logits() is checked against.
 Tensor3 decoder_logits(Transformer& model, const TokenIds& src, const Tensor3& memory,
-               const TokenIds& tgt_in);
+                       const TokenIds& tgt_in);
 
 /// The decoder side of decoding, one token at a time, with the cache or re-running decoder_logits() on
 /// the whole prefix: what greedy decoding and beam search share. The source is encoded once, by

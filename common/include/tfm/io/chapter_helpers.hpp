@@ -38,8 +38,8 @@ Tensor2 heads_side_by_side(const Tensor4& weights, std::size_t b);
 /// Writes `grid` `[Lq, Lk]` of attention weights as an SVG heat map titled `title`, rows labelled
 /// by the queries, columns by the keys. `unit_scale`: colours span [0, 1] (weights are
 /// probabilities: maps compare), else the grid's own range.
-void write_attention_heatmap(const std::string& path, const std::string& title,
-                             const Tensor2& grid, const std::vector<std::string>& query_labels,
+void write_attention_heatmap(const std::string& path, const std::string& title, const Tensor2& grid,
+                             const std::vector<std::string>& query_labels,
                              const std::vector<std::string>& key_labels, bool unit_scale = true);
 
 /// One example's attention in a trained model, as three heat maps of layer `layer`, head `head`:
@@ -50,7 +50,8 @@ void write_attention_heatmap(const std::string& path, const std::string& title,
 std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,
                                               const TokenIds& tgt_in, const Vocabulary& source,
                                               const Vocabulary& target, std::size_t layer,
-                                              std::size_t head, const std::string& prefix = "attention_");
+                                              std::size_t head,
+                                              const std::string& prefix = "attention_");
 
 /// `[batch, len, d]` drawn from N(0, 1): stand-ins for vectors of a layer's width.
 Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, Rng& rng);

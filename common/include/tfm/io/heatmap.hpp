@@ -24,13 +24,17 @@ struct HeatmapOptions {
   std::string title;    ///< Above the map.
   std::string x_label;  ///< Under the map, names the columns' axis.
   std::string y_label;  ///< Left of the map, names the rows' axis.
-  std::vector<std::string> row_labels;     ///< Empty (rows are numbered), or one per row, e.g. query tokens.
-  std::vector<std::string> column_labels;  ///< Empty (columns are numbered), or one per column, e.g. key tokens.
+  std::vector<std::string>
+      row_labels;  ///< Empty (rows are numbered), or one per row, e.g. query tokens.
+  std::vector<std::string>
+      column_labels;  ///< Empty (columns are numbered), or one per column, e.g. key tokens.
   ColourScale colour_scale = ColourScale::kViridis;  ///< kDiverging for data whose sign matters.
-  std::optional<float> min_value;  ///< Value drawn with the lowest colour (default: the data's minimum,
-                                   ///< or -max|v| for the diverging scale).
-  std::optional<float> max_value;  ///< Value drawn with the highest colour (default: the data's maximum,
-                                   ///< or +max|v| for the diverging scale).
+  std::optional<float>
+      min_value;  ///< Value drawn with the lowest colour (default: the data's minimum,
+                  ///< or -max|v| for the diverging scale).
+  std::optional<float>
+      max_value;  ///< Value drawn with the highest colour (default: the data's maximum,
+                  ///< or +max|v| for the diverging scale).
 };
 
 /// Writes `values` `[rows, columns]` as an SVG heat map with a colour bar: row r is drawn

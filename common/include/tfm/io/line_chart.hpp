@@ -9,10 +9,10 @@ namespace tfm {
 
 /// One line of the chart.
 struct ChartSeries {
-  std::string name;        ///< shown in the legend, e.g. "train"
-  std::vector<double> x;   ///< e.g. step numbers
-  std::vector<double> y;   ///< e.g. losses; as many as x
-  std::string colour;      ///< CSS colour, e.g. "#1f77b4"
+  std::string name;       ///< shown in the legend, e.g. "train"
+  std::vector<double> x;  ///< e.g. step numbers
+  std::vector<double> y;  ///< e.g. losses; as many as x
+  std::string colour;     ///< CSS colour, e.g. "#1f77b4"
 };
 
 /// Titles and axes of a chart.

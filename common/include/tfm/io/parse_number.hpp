@@ -18,9 +18,9 @@ namespace tfm {
 /// range or has anything after the number. The caller writes the error message, in its own terms.
 template <class T>
 std::optional<T> parse_number(const std::string& text) {
-  static_assert(std::is_same_v<T, long long> || std::is_same_v<T, float> ||
-                    std::is_same_v<T, double>,
-                "parse_number reads long long, float or double");
+  static_assert(
+      std::is_same_v<T, long long> || std::is_same_v<T, float> || std::is_same_v<T, double>,
+      "parse_number reads long long, float or double");
   std::size_t used = 0;
   T value{};
   try {

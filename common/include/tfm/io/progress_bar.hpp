@@ -11,13 +11,13 @@ namespace tfm {
 
 /// What the bar shows after each step.
 struct TrainingProgress {
-  std::size_t step = 0;             ///< steps done
-  std::size_t total_steps = 0;      ///< the step budget (0 if only a time budget is set)
-  double total_seconds = 0.0;       ///< the time budget in seconds (0 if none)
-  double loss = 0.0;                ///< the last step's training loss
-  double learning_rate = 0.0;       ///< the rate the last step used
-  double tokens_per_second = 0.0;   ///< training throughput so far
-  double elapsed_seconds = 0.0;     ///< wall time since training started
+  std::size_t step = 0;            ///< steps done
+  std::size_t total_steps = 0;     ///< the step budget (0 if only a time budget is set)
+  double total_seconds = 0.0;      ///< the time budget in seconds (0 if none)
+  double loss = 0.0;               ///< the last step's training loss
+  double learning_rate = 0.0;      ///< the rate the last step used
+  double tokens_per_second = 0.0;  ///< training throughput so far
+  double elapsed_seconds = 0.0;    ///< wall time since training started
 };
 
 /// One line of training progress, ending with the time elapsed < the time still to go:

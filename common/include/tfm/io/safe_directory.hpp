@@ -28,9 +28,10 @@ class SafeDirectoryError : public std::runtime_error {
 
 /// What one kind of directory holds, so that only such directories are ever replaced or removed.
 struct DirectoryContents {
-  std::string what;                ///< what one is called in messages, e.g. "checkpoint"
-  std::string marker;              ///< the file every complete one holds, e.g. `config.txt`
-  std::set<std::string> entries;   ///< every name it may hold; a folder with anything else is not ours
+  std::string what;    ///< what one is called in messages, e.g. "checkpoint"
+  std::string marker;  ///< the file every complete one holds, e.g. `config.txt`
+  std::set<std::string>
+      entries;  ///< every name it may hold; a folder with anything else is not ours
 };
 
 /// Where `dir` goes: an absolute path without a trailing '/', so that `DIR.saving` is a sibling of
@@ -41,7 +42,8 @@ std::filesystem::path directory_target(const std::string& dir, const DirectoryCo
 /// directory or an earlier version (it holds `contents.marker` and nothing but `contents.entries`:
 /// a write never deletes what it did not write), not a symbolic link, in a directory that exists
 /// and may be written to.
-std::string destination_problem(const std::filesystem::path& target, const DirectoryContents& contents);
+std::string destination_problem(const std::filesystem::path& target,
+                                const DirectoryContents& contents);
 
 /// Writes a new version of `target` atomically: removes the dead leftovers beside it, has `write`
 /// fill a fresh sibling, swaps it in and removes the old version. If `write` (or a rename) throws,
@@ -55,7 +57,8 @@ void replace_directory(const std::filesystem::path& target, const DirectoryConte
 /// such as the step checkpoints beside a checkpoint). Only exactly so named, real directories
 /// (not symbolic links) that hold nothing but `contents.entries`, of a `pid` for which
 /// `kill(pid, 0)` fails with ESRCH. Returns the removed paths.
-std::vector<std::string> remove_dead_leftovers(const std::string& dir, const DirectoryContents& contents);
+std::vector<std::string> remove_dead_leftovers(const std::string& dir,
+                                               const DirectoryContents& contents);
 
 /// For a missing `dir`: "; '`DIR.previous.<pid>.<n>`' holds ... rename it to 'DIR' to use it" when a
 /// write killed between its two renames left the previous version there, else "".

@@ -16,7 +16,8 @@ std::string px(double value);
 /// A value with three significant digits, e.g. `0.0123`, `1.5e+03`.
 std::string short_number(double value);
 /// `<text x=.. y=.. ...>escaped</text>` with the given extra attributes (e.g. `text-anchor="end"`).
-std::string text(double x, double y, const std::string& content, const std::string& attributes = "");
+std::string text(double x, double y, const std::string& content,
+                 const std::string& attributes = "");
 /// The opening `<svg>` tag of a `width` x `height` picture, with a white background.
 std::string open(double width, double height);
 

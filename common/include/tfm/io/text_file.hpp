@@ -13,7 +13,8 @@ namespace tfm {
 /// Throws std::runtime_error unless `path` (its symbolic links followed) is a regular file of at
 /// most `max_bytes` bytes: a directory, a pipe (whose reader would wait forever) or a device such
 /// as /dev/zero (which never ends) is refused before it is opened. `what` names it in messages.
-void require_regular_file(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
+void require_regular_file(const std::string& path, const std::string& what,
+                          std::uintmax_t max_bytes);
 
 /// The bytes of the text file `path`; `what` names it in the messages (e.g. "dictionary").
 /// Throws std::runtime_error for a missing or unreadable file, a directory, a device or pipe,

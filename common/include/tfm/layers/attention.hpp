@@ -23,12 +23,13 @@ class ScaledDotProductAttention {
   /// the heads) or nullptr -> context `[B, H, Lq, d_v]`:
   /// softmax(Q Kᵀ / sqrt(d_k), blocked positions filled with -1e9) V.
   /// Keeps query, key, value, the mask and the weights for backward (under NoGrad: nothing).
-  Tensor4 forward(const Tensor4& query, const Tensor4& key, const Tensor4& value, const Mask* mask = nullptr);
+  Tensor4 forward(const Tensor4& query, const Tensor4& key, const Tensor4& value,
+                  const Mask* mask = nullptr);
 
   /// The gradients of the loss with respect to forward's three inputs.
   struct Grads {
     Tensor4 query;  ///< dL/dquery `[B, H, Lq, d_k]`
-    Tensor4 key;  ///< dL/dkey `[B, H, Lk, d_k]`
+    Tensor4 key;    ///< dL/dkey `[B, H, Lk, d_k]`
     Tensor4 value;  ///< dL/dvalue `[B, H, Lk, d_v]`
   };
   /// d_context `[B, H, Lq, d_v]` -> d_query `[B, H, Lq, d_k]`, d_key `[B, H, Lk, d_k]`, d_value `[B, H, Lk, d_v]`.
@@ -40,8 +41,8 @@ class ScaledDotProductAttention {
 
  private:
   Tensor4 query_, key_, value_;  // forward's inputs, for the gradients of the two products
-  Tensor4 weights_;    // softmax output A, for dV = Aᵀ dC and the softmax backward
-  Mask mask_;          // forward's mask (empty if none): blocked scores get no gradient
+  Tensor4 weights_;              // softmax output A, for dV = Aᵀ dC and the softmax backward
+  Mask mask_;                    // forward's mask (empty if none): blocked scores get no gradient
   bool has_mask_ = false;
   bool has_forward_ = false;
 };

@@ -43,7 +43,7 @@ class LayerNorm {
  private:
   std::size_t d_;
   float eps_;
-  Tensor3 x_hat_;                // forward's normalised input x̂, [B, L, d]
+  Tensor3 x_hat_;               // forward's normalised input x̂, [B, L, d]
   std::vector<float> inv_std_;  // forward's 1/σ of every row, [B*L]
 };
 

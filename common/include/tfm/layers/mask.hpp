@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <xtensor/xtensor.hpp>
 
 #include "tfm/core/tensor.hpp"

@@ -11,29 +11,29 @@ namespace tfm {
 
 /// Every hyper-parameter of the model and of its training, in one place.
 struct Config {
-  std::string preset = "tiny";      ///< Name of the preset this configuration started from.
-  std::size_t src_vocab_size = 16;  ///< Source vocabulary size (tokens the encoder reads).
-  std::size_t tgt_vocab_size = 16;  ///< Target vocabulary size (tokens the decoder writes).
-  std::size_t d_model = 16;         ///< Width of every token vector.
-  std::size_t n_heads = 2;          ///< Attention heads; d_k = d_v = d_model / n_heads.
-  std::size_t n_encoder_layers = 2; ///< Encoder layers, N in the paper.
-  std::size_t n_decoder_layers = 2; ///< Decoder layers.
-  std::size_t d_ff = 32;            ///< Hidden width of the position-wise feed-forward network.
-  float dropout = 0.1f;             ///< Dropout probability, in [0, 1).
-  bool attention_bias = true;       ///< Do W_Q, W_K, W_V, W_O have a bias?
-  bool linear_bias = true;          ///< Do the feed-forward and output projections have a bias?
-  bool shared_embedding = false;    ///< One embedding table for source and target?
+  std::string preset = "tiny";       ///< Name of the preset this configuration started from.
+  std::size_t src_vocab_size = 16;   ///< Source vocabulary size (tokens the encoder reads).
+  std::size_t tgt_vocab_size = 16;   ///< Target vocabulary size (tokens the decoder writes).
+  std::size_t d_model = 16;          ///< Width of every token vector.
+  std::size_t n_heads = 2;           ///< Attention heads; d_k = d_v = d_model / n_heads.
+  std::size_t n_encoder_layers = 2;  ///< Encoder layers, N in the paper.
+  std::size_t n_decoder_layers = 2;  ///< Decoder layers.
+  std::size_t d_ff = 32;             ///< Hidden width of the position-wise feed-forward network.
+  float dropout = 0.1f;              ///< Dropout probability, in [0, 1).
+  bool attention_bias = true;        ///< Do W_Q, W_K, W_V, W_O have a bias?
+  bool linear_bias = true;           ///< Do the feed-forward and output projections have a bias?
+  bool shared_embedding = false;     ///< One embedding table for source and target?
   /// Embedding entries start from N(0, 1/d_model) instead of nn.Embedding's N(0, 1), so that
   /// after the scaling by sqrt(d_model) tokens and positions are equally loud (chapter 11).
   bool scaled_embedding_init = false;
-  std::size_t max_len = 512;        ///< Rows of the positional-encoding table.
-  std::size_t src_len = 8;          ///< Source sequence length of a batch.
-  std::size_t tgt_len = 8;          ///< Target sequence length of a batch.
-  std::size_t batch_size = 4;       ///< Sequences per batch.
-  float learning_rate = 1e-3f;      ///< Adam's step size (the peak, when warming up).
-  std::size_t warmup_steps = 0;     ///< 0: constant rate; else the paper's schedule peaking here.
-  float label_smoothing = 0.0f;     ///< Share of each target's probability spread over the vocabulary.
-  float clip_norm = 1.0f;           ///< Gradient-norm clipping threshold (0: none).
+  std::size_t max_len = 512;     ///< Rows of the positional-encoding table.
+  std::size_t src_len = 8;       ///< Source sequence length of a batch.
+  std::size_t tgt_len = 8;       ///< Target sequence length of a batch.
+  std::size_t batch_size = 4;    ///< Sequences per batch.
+  float learning_rate = 1e-3f;   ///< Adam's step size (the peak, when warming up).
+  std::size_t warmup_steps = 0;  ///< 0: constant rate; else the paper's schedule peaking here.
+  float label_smoothing = 0.0f;  ///< Share of each target's probability spread over the vocabulary.
+  float clip_norm = 1.0f;        ///< Gradient-norm clipping threshold (0: none).
   /// Seed of the weights, the dropout masks and the training batches. Kept in a checkpoint, so
   /// that a resumed run draws what the uninterrupted run would have drawn.
   std::size_t seed = 1;

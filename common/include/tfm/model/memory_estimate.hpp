@@ -75,14 +75,14 @@ class MemoryError : public std::runtime_error {
 /// The estimated bytes a use of a configuration needs, by part (see the file's formulas).
 /// Bytes are doubles: an absurd configuration's need does not fit in 64 bits.
 struct MemoryEstimate {
-  std::string what;                 ///< e.g. "training with batch 64", for the messages
-  double parameters = 0;            ///< 4P: the weights
-  double gradients = 0;             ///< 4P: their gradients
-  double optimizer = 0;             ///< 8P: Adam's two moments (training only)
-  double positional_tables = 0;     ///< 8Md: the sinusoid tables of the two stacks
-  double activations = 0;           ///< kept by forward for backward; in inference with the caches
-  double workspace = 0;             ///< temporaries of the worst moment of a step
-  double checkpoint_copy = 0;       ///< a loaded checkpoint's weights before they are copied
+  std::string what;              ///< e.g. "training with batch 64", for the messages
+  double parameters = 0;         ///< 4P: the weights
+  double gradients = 0;          ///< 4P: their gradients
+  double optimizer = 0;          ///< 8P: Adam's two moments (training only)
+  double positional_tables = 0;  ///< 8Md: the sinusoid tables of the two stacks
+  double activations = 0;        ///< kept by forward for backward; in inference with the caches
+  double workspace = 0;          ///< temporaries of the worst moment of a step
+  double checkpoint_copy = 0;    ///< a loaded checkpoint's weights before they are copied
   /// The sum of all parts.
   double total() const;
   /// One line: "about 1.23 GiB (parameters 0.10 GiB, gradients ..., ...)"; zero parts are left out.
@@ -106,8 +106,8 @@ MemoryEstimate loading_memory(const Config& config);
 /// (`sysconf(_SC_PHYS_PAGES) · sysconf(_SC_PAGE_SIZE)`), or the cgroup's limit when one is set
 /// lower (a container: `/sys/fs/cgroup/memory.max`, or cgroup v1's `memory.limit_in_bytes`).
 struct MachineMemory {
-  double bytes = 0;     ///< what may be used
-  std::string source;   ///< where the figure comes from, e.g. "physical memory"
+  double bytes = 0;    ///< what may be used
+  std::string source;  ///< where the figure comes from, e.g. "physical memory"
 };
 /// Reads the figures above once per call (cheap: a sysconf and at most two small files).
 MachineMemory machine_memory();

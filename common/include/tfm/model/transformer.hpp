@@ -17,9 +17,9 @@ namespace tfm {
 
 /// The masks one batch needs, built from its token ids.
 struct BatchMasks {
-  Mask source;          ///< `[B, S, S]`: encoder self-attention, padding of the source
-  Mask target;          ///< `[B, T, T]`: decoder self-attention, padding AND subsequent
-  Mask cross;           ///< `[B, T, S]`: cross-attention, padding of the source
+  Mask source;  ///< `[B, S, S]`: encoder self-attention, padding of the source
+  Mask target;  ///< `[B, T, T]`: decoder self-attention, padding AND subsequent
+  Mask cross;   ///< `[B, T, S]`: cross-attention, padding of the source
 };
 
 /// The three masks of a batch: src `[B, S]`, tgt_in `[B, T]`.
@@ -62,11 +62,11 @@ class Transformer {
   /// The masks the last forward built.
   const BatchMasks& masks() const { return masks_; }
 
-  Embedding src_embedding;                   ///< the source table (the only one when shared)
-  std::optional<Embedding> tgt_embedding;    ///< the target table; absent when shared
-  Encoder encoder;                           ///< N encoder layers
-  Decoder decoder;                           ///< N decoder layers
-  Linear generator;                          ///< d_model -> tgt_vocab logits
+  Embedding src_embedding;                 ///< the source table (the only one when shared)
+  std::optional<Embedding> tgt_embedding;  ///< the target table; absent when shared
+  Encoder encoder;                         ///< N encoder layers
+  Decoder decoder;                         ///< N decoder layers
+  Linear generator;                        ///< d_model -> tgt_vocab logits
 
  private:
   BatchMasks masks_;  // the last forward's masks (kept for inspection, e.g. heat maps)

@@ -18,10 +18,10 @@ namespace tfm {
 
 /// Adam's constants. The defaults are PyTorch's; `paper()` gives the Transformer paper's.
 struct AdamOptions {
-  float beta1 = 0.9f;          ///< decay of the first moment (mean of g)
-  float beta2 = 0.999f;        ///< decay of the second moment (mean of g²)
-  float eps = 1e-8f;           ///< added to √v̂, keeps the step finite where v̂ ≈ 0
-  float weight_decay = 0.0f;   ///< L2 penalty added to the gradient (torch.optim.Adam, not AdamW)
+  float beta1 = 0.9f;         ///< decay of the first moment (mean of g)
+  float beta2 = 0.999f;       ///< decay of the second moment (mean of g²)
+  float eps = 1e-8f;          ///< added to √v̂, keeps the step finite where v̂ ≈ 0
+  float weight_decay = 0.0f;  ///< L2 penalty added to the gradient (torch.optim.Adam, not AdamW)
 
   /// `torch.optim.Adam`'s defaults: β = (0.9, 0.999), ε = 1e-8.
   static AdamOptions pytorch_defaults() { return {}; }

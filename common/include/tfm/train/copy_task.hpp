@@ -20,7 +20,8 @@ class CopyTask : public Task {
 
   /// The batches are drawn one after the other from one generator seeded with `seed`: batch
   /// `index` is the one drawn after `index` others of the same size.
-  Batch training_batch(std::size_t index, std::size_t batch_size, std::uint64_t seed) const override;
+  Batch training_batch(std::size_t index, std::size_t batch_size,
+                       std::uint64_t seed) const override;
   /// Up to the model's tgt_len tokens per row, stopping at `<eos>`.
   TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam) const override;
 

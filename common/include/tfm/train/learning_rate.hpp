@@ -44,10 +44,10 @@ class LearningRateSchedule {
   LearningRateSchedule(Kind kind, float rate, std::size_t d_model, std::size_t warmup, float factor)
       : kind_(kind), rate_(rate), d_model_(d_model), warmup_(warmup), factor_(factor) {}
   Kind kind_;
-  float rate_;            // constant: the rate
-  std::size_t d_model_;   // noam
-  std::size_t warmup_;    // noam
-  float factor_;          // noam
+  float rate_;           // constant: the rate
+  std::size_t d_model_;  // noam
+  std::size_t warmup_;   // noam
+  float factor_;         // noam
 };
 
 }  // namespace tfm

@@ -76,7 +76,9 @@ class Task {
 // [task]
 
 /// Does `id` end a generated row's text (`<eos>` or `<pad>`)?
-inline bool ends_text(std::int32_t id) { return id == kEosId || id == kPadId; }
+inline bool ends_text(std::int32_t id) {
+  return id == kEosId || id == kPadId;
+}
 /// The text of row `row` of `tokens`, cut where it ends (ends_text).
 std::string generated_text(const Vocabulary& vocabulary, const TokenIds& tokens, std::size_t row);
 /// Does row `row` of `tokens` end (ends_text) before its last column runs out?

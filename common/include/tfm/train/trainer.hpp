@@ -49,13 +49,13 @@ struct TrainingOptions {
 
 /// The loss curve and totals of a run.
 struct TrainingHistory {
-  std::vector<std::size_t> steps;          ///< step numbers (counted by the optimizer)
-  std::vector<double> train_loss;          ///< training loss at each of `steps`
-  std::vector<std::size_t> eval_steps;     ///< where the held-out loss was measured
-  std::vector<double> held_out_loss;       ///< held-out loss at each of `eval_steps`
-  std::size_t tokens = 0;                  ///< target tokens trained on
-  double seconds = 0.0;                    ///< wall time of the loop
-  bool stopped = false;                    ///< ended by a stop request (Ctrl-C), not its budget
+  std::vector<std::size_t> steps;       ///< step numbers (counted by the optimizer)
+  std::vector<double> train_loss;       ///< training loss at each of `steps`
+  std::vector<std::size_t> eval_steps;  ///< where the held-out loss was measured
+  std::vector<double> held_out_loss;    ///< held-out loss at each of `eval_steps`
+  std::size_t tokens = 0;               ///< target tokens trained on
+  double seconds = 0.0;                 ///< wall time of the loop
+  bool stopped = false;                 ///< ended by a stop request (Ctrl-C), not its budget
   /// Target tokens per second over the run.
   double tokens_per_second() const { return seconds > 0 ? tokens / seconds : 0.0; }
 };
@@ -68,8 +68,8 @@ double evaluate_loss(Transformer& model, const std::vector<Batch>& batches);
 /// backward through every layer, gradients clipped to `options.clip_norm`, and an Adam step at
 /// the schedule's rate for step optimizer.steps_taken() + 1. `params` are the model's. Returns the
 /// loss. Throws TrainingError, naming the step, for a non-finite loss or gradient.
-float train_step(Transformer& model, const ParameterList& params, Adam& optimizer, CrossEntropy& loss,
-                 const Batch& batch, const TrainingOptions& options);
+float train_step(Transformer& model, const ParameterList& params, Adam& optimizer,
+                 CrossEntropy& loss, const Batch& batch, const TrainingOptions& options);
 
 /// Trains `model` with `optimizer` (built on the model's parameters) until the budget of
 /// `options` is spent, printing progress to `out` (a self-rewriting bar when `interactive`,

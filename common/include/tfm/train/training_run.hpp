@@ -27,17 +27,17 @@ namespace tfm {
 /// The options of a training run, read and checked before any data is read or any step is
 /// trained: a typo costs nothing.
 struct RunOptions {
-  std::optional<std::size_t> steps;    ///< the budget; neither this nor `minutes`: the task's steps
-  std::optional<double> minutes;       ///< a wall-time budget
-  std::optional<std::size_t> seed;     ///< default: the checkpoint's, else the configuration's
-  std::string save;                    ///< --save DIR ("" for none)
-  std::size_t save_every = 0;          ///< also save `DIR-step<S>` every this many steps (0: never)
-  std::string load;                    ///< --load DIR ("" for none)
-  std::vector<std::string> average;    ///< checkpoints whose mean weights are tested
-  std::size_t beam = 1;                ///< 1: greedy decoding; K: beam search with K beams
-  std::size_t eval_every = 100;        ///< held-out loss every this many steps (0: at the end)
-  std::optional<std::size_t> layer;    ///< of the attention heat maps; default: the last
-  std::size_t head = 0;                ///< of the attention heat maps
+  std::optional<std::size_t> steps;  ///< the budget; neither this nor `minutes`: the task's steps
+  std::optional<double> minutes;     ///< a wall-time budget
+  std::optional<std::size_t> seed;   ///< default: the checkpoint's, else the configuration's
+  std::string save;                  ///< --save DIR ("" for none)
+  std::size_t save_every = 0;        ///< also save `DIR-step<S>` every this many steps (0: never)
+  std::string load;                  ///< --load DIR ("" for none)
+  std::vector<std::string> average;  ///< checkpoints whose mean weights are tested
+  std::size_t beam = 1;              ///< 1: greedy decoding; K: beam search with K beams
+  std::size_t eval_every = 100;      ///< held-out loss every this many steps (0: at the end)
+  std::optional<std::size_t> layer;  ///< of the attention heat maps; default: the last
+  std::size_t head = 0;              ///< of the attention heat maps
 
   /// Declares the options on `cli`: --preset and --set (the model), --steps, --minutes, --seed,
   /// --save, --save-every, --load, --average, --beam, --eval-every, --layer and --head.
@@ -58,7 +58,8 @@ Config model_config(const CommandLine& cli, const RunOptions& options, const Tas
 /// Refuses, with a UsageError naming the key, a `--set` of a model key (the architecture:
 /// tfm::checkpoint_model_keys) for a model loaded from `checkpoint`, whose configuration is
 /// `saved`: the weights fit only the architecture they were trained in. Training keys may change.
-void require_same_architecture(const CommandLine& cli, const std::string& checkpoint, const Config& saved);
+void require_same_architecture(const CommandLine& cli, const std::string& checkpoint,
+                               const Config& saved);
 
 /// A model built for a task as the options ask, then loaded (--load, with the optimizer's state,
 /// so that training resumes; or the mean of --average), trained for the budget, and saved.

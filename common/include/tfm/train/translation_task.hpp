@@ -18,7 +18,8 @@ class TranslationTask : public Task {
   TranslationTask();
 
   /// Both pairs, whatever the index, size and seed.
-  Batch training_batch(std::size_t index, std::size_t batch_size, std::uint64_t seed) const override;
+  Batch training_batch(std::size_t index, std::size_t batch_size,
+                       std::uint64_t seed) const override;
   /// Up to the model's tgt_len tokens per row, stopping at `<eos>`.
   TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam) const override;
 

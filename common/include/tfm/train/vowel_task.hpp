@@ -24,7 +24,8 @@ class VowelTask : public Task {
 
   /// Shuffled training windows, dealt out in batches; batch `index` is where the sampler stands
   /// after `index` batches, which BatchSampler::skip reaches without drawing them.
-  Batch training_batch(std::size_t index, std::size_t batch_size, std::uint64_t seed) const override;
+  Batch training_batch(std::size_t index, std::size_t batch_size,
+                       std::uint64_t seed) const override;
   /// generate(model, src, beam, true): every letter the input shows kept.
   TokenIds generate(Transformer& model, const TokenIds& src, std::size_t beam) const override;
   /// The output has the input's length. With `keep_letters` every letter and space the input
