@@ -406,6 +406,14 @@ TEST_CASE(
     action = load;
     says = {file.string(), "holds -inf at index [7]", "parameter 'encoder.layers.0.norm1.bias'"};
   }
+  SECTION("n_heads edited and the '# model as saved:' line deleted, to hide it") {
+    replace_in_file(config_file, "n_heads=2\n", "n_heads=8\n");
+    std::string text = read_bytes(config_file);
+    text.erase(text.find("# model as saved:"));
+    std::ofstream(config_file, std::ios::trunc) << text;
+    action = read_header;
+    says = {"config.txt: no '# model as saved:' line", "was config.txt edited?"};
+  }
   SECTION("n_heads edited: a valid value that changes no shape") {
     replace_in_file(config_file, "n_heads=2\n", "n_heads=8\n");
     action = read_header;

@@ -153,8 +153,11 @@ def read_config(path, checkpoint=False):
 
 
 def config_text(preset, config):
-    """config.txt exactly as the C++ save_checkpoint writes it."""
-    return f"# preset {preset}\n" + "".join(f"{key}={format_value(config[key])}\n" for key in DEFAULTS)
+    """config.txt exactly as the C++ save_checkpoint writes it, with its "# model as saved:" record
+    of the model keys (the C++ reader refuses a config.txt without it)."""
+    record = " ".join(f"{key}={format_value(config[key])}" for key in DEFAULTS if key in MODEL_KEYS)
+    return (f"# preset {preset}\n" + "".join(f"{key}={format_value(config[key])}\n" for key in DEFAULTS)
+            + f"# model as saved: {record}\n")
 
 
 # ---- vocabularies ------------------------------------------------------------------------------

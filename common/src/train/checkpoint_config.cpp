@@ -107,6 +107,16 @@ Config parse_checkpoint_config(const std::string& text, const std::string& name)
   }
   for (const std::string& key : checkpoint_model_keys())
     if (!seen.count(key)) throw CheckpointError(name + ": missing key '" + key + "'");
+  // The record makes an edit of n_heads or max_len (which change no shape) visible, so a
+  // config.txt without it, or with a model key missing from it, is refused.
+  if (record_line == 0)
+    throw CheckpointError(
+        name + ": no '" + kSavedModelPrefix +
+        "' line; every checkpoint save_checkpoint writes has one: was config.txt edited?");
+  for (const std::string& key : checkpoint_model_keys())
+    if (!record.count(key))
+      throw CheckpointError(name + ", line " + std::to_string(record_line) + ": the '" +
+                            kSavedModelPrefix + "' line has no " + key);
   try {
     config.validate();
   } catch (const std::invalid_argument& e) {
