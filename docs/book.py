@@ -121,6 +121,20 @@ def trace_runs(lines):
     return runs
 
 
+def wrapped(lines, width=115):
+    """Lines longer than the column cut into pieces of `width` characters, each piece after the
+    first indented and marked with a '↪', so that no output scrolls sideways."""
+    out = []
+    for line in lines:
+        while len(line) > width:
+            cut = line.rfind(" ", width // 2, width)
+            cut = cut if cut > 0 else width
+            out.append(line[:cut])
+            line = "  ↪ " + line[cut:].lstrip()
+        out.append(line)
+    return out
+
+
 def output_html(text, name):
     """The chapter's output as <pre> blocks; each long trace folded in a <details>."""
     lines = text.rstrip("\n").split("\n")
@@ -135,7 +149,7 @@ def output_html(text, name):
     parts.append(("pre", lines[start:]))
 
     def pre(block):
-        return '<pre class="tfm-output">' + html.escape("\n".join(block)) + "</pre>\n"
+        return '<pre class="tfm-output">' + html.escape("\n".join(wrapped(block))) + "</pre>\n"
 
     out = ['<div class="tfm-output" data-output="%s">\n' % html.escape(name)]
     for kind, block in parts:
@@ -186,7 +200,7 @@ def results_tables_html(text, name):
         i = k
     out.append('<details class="tfm-fold"><summary>the whole file %s, as the program wrote it</summary>\n'
                % html.escape(name))
-    out.append('<pre class="tfm-output">' + html.escape("\n".join(lines)) + "</pre>\n</details>\n</div>\n")
+    out.append('<pre class="tfm-output">' + html.escape("\n".join(wrapped(lines))) + "</pre>\n</details>\n</div>\n")
     return "".join(out)
 
 
@@ -835,10 +849,8 @@ TRY_IT_HEADING = re.compile(r"^##\s+Try it\b")
 TRY_IT_COMMAND = re.compile(r"`\./tutorial chapter (\d+)((?: [^`]*)?)`")
 
 
-def try_it_commands(page):
-    """[(chapter number, [arguments], line number, whether it should stop with an error)] of the
-    exercises of a chapter page: the first `./tutorial chapter N ...` of every list item of its
-    "## Try it" section. An item that says "error" expects the program to refuse the command."""
+def try_it_items(page):
+    """[(line number, text)] of every list item of a chapter page's "## Try it" section."""
     items, inside = [], False
     for n, line in enumerate(read(page).split("\n"), 1):
         if line.startswith("## "):
@@ -850,8 +862,15 @@ def try_it_commands(page):
             items.append([n, line])
         elif items and line.strip():
             items[-1][1] += " " + line.strip()
+    return items
+
+
+def try_it_commands(page):
+    """[(chapter number, [arguments], line number, whether it should stop with an error)] of the
+    exercises of a chapter page: the first `./tutorial chapter N ...` of every list item of its
+    "## Try it" section. An item that says "error" expects the program to refuse the command."""
     commands = []
-    for n, text in items:
+    for n, text in try_it_items(page):
         m = TRY_IT_COMMAND.search(text)
         if m:
             commands.append((int(m.group(1)), m.group(2).split(), n,

@@ -402,7 +402,8 @@ def rule_try_it(bk):
         if not titles or titles[-1] != "Try it":
             problems.append("%s: the chapter does not end with a \"Try it\" section" % name)
             continue
-        count = len(book.try_it_commands(page.source))
+        # `./tutorial chapter N ...` (run by book.py try-it) or a longer run (`./build/bin/...`).
+        count = sum(1 for _, text in book.try_it_items(page.source) if "`./" in text)
         if not 3 <= count <= 5:
             problems.append("%s: \"Try it\" has %d exercises with a command (3 to 5)"
                             % (name, count))
@@ -439,7 +440,7 @@ PAPER_CONSTANTS = {
 }
 NAME_BEFORE = re.compile(r"(?:\b(?:[Ss]ections?|[Ee]quations?|[Ff]igures?|[Tt]ables?|[Rr]eferences?"
                          r"|Debian|PyTorch|OpenBLAS|Doxygen|MathJax|Python|[Cc]hapters?|[Ll]ines?)"
-                         r"\s*\(?|C\+\+|arXiv:)$")
+                         r"\s*\(?|C\+\+|arXiv:|et al\.\s*\(?|published BLEU\s)$")
 NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:e([-+]?\d+))?(?![\w])")
 DURATION_IN_WORDS = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|fifty|"
@@ -488,7 +489,8 @@ def code_files_of(bk, page):
         if path:
             files.add(path)
     for m in re.finditer(r"\b([\w/.-]+\.(?:cpp|hpp|py))\b", source):
-        for base in ("", "common/include", "common/src", "chapters", "tests", "tools"):
+        for base in ("", "common/include", "common/src", "chapters", "tests", "tools",
+                     os.path.relpath(os.path.dirname(page.source), bk.cfg["source_dir"])):
             path = os.path.join(bk.cfg["source_dir"], base, m.group(1))
             if os.path.isfile(path):
                 files.add(path)

@@ -1,7 +1,16 @@
 #!/usr/bin/python3
-"""The translation project's recipe (projects/translate/README.md), run and recorded.
+"""The translation project's recorded runs (projects/translate/README.md): its recipe and its
+default run, each too long for the book's build.
 
-    /usr/bin/python3 experiments/translate_recipe.py [BUILD_DIR]      # default build/
+    /usr/bin/python3 experiments/translate_recipe.py [BUILD_DIR]      # the recipe; default build/
+    /usr/bin/python3 experiments/translate_recipe.py default [BUILD_DIR] [--from DIR]
+
+`default` runs build/bin/translate with no arguments in BUILD_DIR/translate-default (or takes the
+files of such a run already made in DIR) and writes experiments/recorded_translate_default.txt
+(what it wrote to results_translate.txt, under a line naming the date and the CPU) and
+experiments/recorded_translate_cross_attention.svg (its heat map).
+
+The recipe:
 
 Trains build/bin/translate for STEPS steps with checkpoints every SAVE_EVERY steps, tests the
 last model on every test verse and on Ruth (greedy and beam search), then tests the mean of the
@@ -14,6 +23,7 @@ decide the result, the machine only the time.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -23,6 +33,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
 from make_bleu_fixtures import tokenize_13a  # noqa: E402  (sacreBLEU's 13a, written in Python)
 from nltk.translate.bleu_score import corpus_bleu  # noqa: E402
+from machine import cpu_name  # noqa: E402
 
 STEPS, SAVE_EVERY, AVERAGE = 1600, 200, 4
 RECIPE = ["--steps", str(STEPS), "--save-every", str(SAVE_EVERY), "--save", "model", "--test-verses", "0",
@@ -66,7 +77,32 @@ def nltk_check(tsv, results):
     return "\n".join(lines)
 
 
+def record_default(build, source):
+    """The default run's results and heat map, under the names the project's page shows."""
+    if source is None:
+        source = os.path.join(build, "translate-default")
+        os.makedirs(source, exist_ok=True)
+        run(os.path.join(build, "bin", "translate"), [], source)
+    results = open(os.path.join(source, "results_translate.txt"), encoding="utf-8").read()
+    record = os.path.join(HERE, "recorded_translate_default.txt")
+    with open(record, "w", encoding="utf-8") as f:
+        f.write("# the translation project's default run (./build/bin/translate), recorded on %s on %s;\n"
+                "# what it wrote to results_translate.txt:\n\n" % (time.strftime("%Y-%m-%d"), cpu_name()))
+        f.write(results)
+    shutil.copyfile(os.path.join(source, "cross_attention_translate.svg"),
+                    os.path.join(HERE, "recorded_translate_cross_attention.svg"))
+    print("wrote", record, "and recorded_translate_cross_attention.svg")
+
+
 def main():
+    if sys.argv[1:2] == ["default"]:
+        args = sys.argv[2:]
+        source = None
+        if "--from" in args:
+            at = args.index("--from")
+            source = os.path.abspath(args[at + 1])
+            del args[at:at + 2]
+        return record_default(os.path.abspath(args[0] if args else os.path.join(ROOT, "build")), source)
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
     program = os.path.join(build, "bin", "translate")
     work = os.path.join(build, "translate-recipe")

@@ -46,6 +46,7 @@ struct VerseRef {
   int verse = 0;     ///< from 1
   /// `Gen.1.1`: the OSIS reference, which names a verse in every message and in the split.
   std::string osis() const;
+  /// The same book, chapter and verse.
   bool operator==(const VerseRef& other) const {
     return book == other.book && chapter == other.chapter && verse == other.verse;
   }
