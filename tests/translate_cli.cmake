@@ -42,3 +42,7 @@ tfm_translate_test(english_to_spanish 0 "en-es.*Apertium eng-spa +[0-9.]+ /" "" 
 # The test set for make_bleu_fixtures.py.
 tfm_translate_test(export_test_set 0 "wrote translate_cli_test_set.tsv" "" "training step"
   --symbols 300 --export-test-set translate_cli_test_set.tsv)
+# The runs that read both Bibles and train: seconds in a Release build, minutes under the
+# sanitizers (AddressSanitizer makes SWORD's reading and the training several times slower).
+set_tests_properties(translate_cli.tiny_run translate_cli.translate_loaded translate_cli.english_to_spanish
+                     translate_cli.export_test_set translate_cli.load_missing PROPERTIES TIMEOUT 900)
