@@ -9,12 +9,6 @@
 
 using namespace translate;
 
-TEST_CASE("fnv1a is FNV-1a 64", "[split]") {
-  CHECK(fnv1a("") == 0xcbf29ce484222325ull);   // the offset basis
-  CHECK(fnv1a("a") == 0xaf63dc4c8601ec8cull);  // FNV's published test vector
-  CHECK(fnv1a("John.3.16") == 17273478947642529088ull);
-}
-
 TEST_CASE("part_of puts a verse by its reference, and the held-out book whole", "[split]") {
   CHECK(part_of({"John", 3, 16}) == Part::kTrain);       // hash % 100 = 88
   CHECK(part_of({"John", 3, 5}) == Part::kDev);          // 94

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tfm/core/fnv1a.hpp"
 #include "tfm/core/random.hpp"
 
 namespace pronounce {
@@ -16,16 +17,6 @@ using tfm::Tokenization;
 using tfm::Vocabulary;
 
 namespace {
-
-// FNV-1a, 64 bits: a hash that is the same everywhere (std::hash is not).
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (const unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 std::vector<std::string> letter_symbols() {
   std::vector<std::string> letters;
@@ -55,7 +46,7 @@ const char* word_split_name(WordSplit split) {
 
 // [word split]
 WordSplit word_split(const std::string& word) {
-  const std::uint64_t bucket = fnv1a(word) % 100;
+  const std::uint64_t bucket = tfm::fnv1a(word) % 100;
   return bucket < 90 ? WordSplit::kTrain : bucket < 95 ? WordSplit::kHeldOut : WordSplit::kTest;
 }
 // [word split]

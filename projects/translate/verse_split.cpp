@@ -1,5 +1,7 @@
 #include "translate/verse_split.hpp"
 
+#include "tfm/core/fnv1a.hpp"
+
 namespace translate {
 
 const char* part_name(Part part) {
@@ -16,18 +18,9 @@ const char* part_name(Part part) {
   return "?";
 }
 
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV's offset basis and prime
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
 Part part_of(const VerseRef& ref, const std::string& held_out_book) {
   if (ref.book == held_out_book) return Part::kHeldOutBook;
-  const std::uint64_t bucket = fnv1a(ref.osis()) % 100;
+  const std::uint64_t bucket = tfm::fnv1a(ref.osis()) % 100;
   return bucket < 94 ? Part::kTrain : bucket < 96 ? Part::kDev : Part::kTest;
 }
 

@@ -28,11 +28,8 @@ enum class Part { kTrain, kDev, kTest, kHeldOutBook };
 /// "train", "dev", "test" or "book".
 const char* part_name(Part part);
 
-/// FNV-1a, 64-bit, of `text`'s bytes.
-std::uint64_t fnv1a(const std::string& text);
-
 /// The part of a verse: kHeldOutBook for every verse of `held_out_book`, else by
-/// fnv1a(ref.osis()) % 100 as above.
+/// tfm::fnv1a(ref.osis()) % 100 as above.
 Part part_of(const VerseRef& ref, const std::string& held_out_book = kHeldOutBook);
 
 /// The verse pairs of each part, in canon order, indexed by Part.

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <utility>
 
+#include "tfm/core/fnv1a.hpp"
 #include "tfm/io/npy.hpp"
 #include "tfm/io/safe_directory.hpp"
 #include "tfm/io/text_file.hpp"
@@ -90,14 +91,10 @@ std::string extra_files_problem(const CheckpointHeader& header) {
 // The weights an optimizer state belongs to, as 16 hex digits (64-bit FNV-1a of every parameter's
 // bytes in registration order): an optimizer folder copied from another run is refused.
 std::string weights_fingerprint(const ParameterList& params) {
-  std::uint64_t hash = 14695981039346656037ull;
-  for (const ParameterRef& p : params) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(p.value);
-    for (std::size_t i = 0; i < p.size * sizeof(float); ++i)
-      hash = (hash ^ bytes[i]) * 1099511628211ull;
-  }
+  Fnv1a hash;
+  for (const ParameterRef& p : params) hash.add(p.value, p.size * sizeof(float));
   char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash.value()));
   return text;
 }
 
