@@ -18,8 +18,14 @@ function(add_project name)
     add_custom_target(projects)
   endif()
   add_dependencies(projects ${name})
-  set_property(GLOBAL APPEND PROPERTY TFM_PROJECTS ${name})
   if(DEFINED ARG_BOOK_ARGS OR "BOOK_ARGS" IN_LIST ARG_KEYWORDS_MISSING_VALUES)
-    set_property(GLOBAL PROPERTY TFM_PROJECT_BOOK_ARGS_${name} "${ARG_BOOK_ARGS}")
+    add_book_program(${name} ${ARG_BOOK_ARGS})
   endif()
+endfunction()
+
+# add_book_program(<name> [<arg>...]): the book runs build/bin/<name> with these arguments after
+# the chapters and keeps its output as <name>.txt (docs/CMakeLists.txt).
+function(add_book_program name)
+  set_property(GLOBAL APPEND PROPERTY TFM_BOOK_PROGRAMS ${name})
+  set_property(GLOBAL PROPERTY TFM_BOOK_PROGRAM_ARGS_${name} "${ARGN}")
 endfunction()
