@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <limits>
 #include <optional>
 #include <sstream>
 #include <xtensor/xview.hpp>
@@ -40,7 +39,8 @@ using tfm::UsageError;
 using namespace translate;
 
 constexpr const char* kTokenizerFile = "tokenizer.txt";  // the checkpoint's extra file
-constexpr std::size_t kDefaultSteps = 800;
+// The first few minutes of the recipe (experiments/translate_recipe.py): the end of the warm-up.
+constexpr std::size_t kDefaultSteps = 300;
 constexpr std::size_t kDefaultSymbols = 4000;
 constexpr std::size_t kDefaultBatchTokens = 3000;
 constexpr std::size_t kDefaultTestVerses = 400;
@@ -49,8 +49,8 @@ constexpr std::size_t kDefaultLongest = 120;
 // [model]
 // The default model: the paper's base model at half its width and layers (d_model 256, 4 heads,
 // 3 + 3 layers, d_ff 1024), its label smoothing (0.1), Adam and warm-up; one embedding table for
-// both languages (the vocabulary is shared). No dropout: a default run sees the training verses
-// about once, far from learning them by heart, and dropout only slows that.
+// both languages (the vocabulary is shared). No dropout: even the recipe sees each training verse
+// only a few times, far from learning them by heart, and dropout only slows that.
 tfm::Config translation_model() {
   tfm::Config c = tfm::preset("vowels");
   c.preset = "translate";
@@ -77,16 +77,14 @@ const std::vector<std::string>& data_keys() {
 }
 
 struct Options {
+  tfm::RunOptions run;  // the options every training run has
   Direction direction = Direction::kSpanishToEnglish;
-  std::optional<std::size_t> steps, seed;
-  std::optional<double> minutes;
   std::size_t symbols = kDefaultSymbols, batch_tokens = kDefaultBatchTokens,
               longest = kDefaultLongest;
-  std::size_t beam = 4, save_every = 0, eval_every = 100, test_verses = kDefaultTestVerses,
-              show = 5;
+  std::size_t test_verses = kDefaultTestVerses, show = 5;
   float alpha = 0.6f;
-  std::string save, load, export_test_set;
-  std::vector<std::string> average, translate;
+  std::string export_test_set;
+  std::vector<std::string> translate;
   bool greedy_too = true;
 };
 
@@ -97,35 +95,21 @@ tfm::CommandLine declare_options() {
       "Bible),\n"
       "then score it with BLEU and chrF beside copying, word by word and Apertium.");
   cli.option("--direction", "es-en|en-es", "which way to translate", "es-en")
-      .config_options(
-          "",
-          "override one hyper-parameter (see ch01_params --help); default: the translation model")
-      .option("--steps", "N", "train for N steps (default " + std::to_string(kDefaultSteps) + ")")
-      .option("--minutes", "M", "train for at most M minutes")
-      .option("--seed", "N",
-              "seed of the weights, the dropout masks and the batches (default: 1, or the "
-              "checkpoint's)")
       .option("--symbols", "N", "subword symbols the tokenizer learns",
               std::to_string(kDefaultSymbols))
       .option("--batch-tokens", "N", "tokens per training batch, padding included",
               std::to_string(kDefaultBatchTokens))
       .option("--longest", "N", "leave training verses longer than N subwords out",
               std::to_string(kDefaultLongest))
-      .option("--save", "DIR", "save a checkpoint (with its tokenizer) after training")
-      .option("--save-every", "N",
-              "also save DIR-step<S> after every step S that is a multiple of N")
-      .option("--load", "DIR", "start from a checkpoint (training resumes with its optimizer)")
-      .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (2 or more)")
-      .option("--beam", "K", "beam search with K beams (1: greedy only)", "4")
       .option("--alpha", "A", "the length penalty's alpha of beam search", "0.6")
       .repeated("--translate", "TEXT", "translate TEXT and stop (no test)")
       .option("--test-verses", "N", "test on N test verses spread over the test set (0: all)",
               std::to_string(kDefaultTestVerses))
       .option("--show", "N", "print N test verses side by side", "5")
-      .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100")
       .option("--export-test-set", "FILE",
               "write the test verses with the two simple baselines as TSV, and stop")
       .flag("--no-greedy", "test beam search only (skip the greedy row)");
+  tfm::RunOptions::declare(cli, {"the translation model", /*beam=*/4, /*heat_map=*/false});
   return cli;
 }
 
@@ -136,9 +120,6 @@ Options read_options(const tfm::CommandLine& cli) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--direction: ") + e.what());
   }
-  if (cli.given("--steps")) o.steps = cli.count("--steps");
-  if (cli.given("--minutes")) o.minutes = cli.positive_number("--minutes");
-  if (cli.given("--seed")) o.seed = cli.count("--seed");
   o.symbols = cli.count("--symbols", 100, 100000);
   o.batch_tokens = cli.count("--batch-tokens", 16, 10000000);
   o.longest = cli.count("--longest", 8, 100000);
@@ -146,27 +127,9 @@ Options read_options(const tfm::CommandLine& cli) {
     throw UsageError("--batch-tokens " + std::to_string(o.batch_tokens) +
                      " cannot hold a verse of --longest " + std::to_string(o.longest) +
                      " subwords (and its <bos> or <eos>)");
-  o.save = cli.value("--save");
-  o.load = cli.value("--load");
-  o.average = cli.values("--average");
-  if (cli.given("--save-every")) {
-    if (o.save.empty())
-      throw UsageError("--save-every needs --save DIR (the checkpoints are DIR-step<S>)");
-    o.save_every = cli.count("--save-every", 1, std::numeric_limits<std::size_t>::max());
-  }
-  if (!o.average.empty() && !o.load.empty())
-    throw UsageError("--load and --average both choose the weights; give one of them");
-  if ((!o.load.empty() || !o.average.empty()) && (cli.given("--preset") || cli.given("--symbols")))
-    throw UsageError(std::string(cli.given("--preset") ? "--preset chooses a new model"
-                                                       : "--symbols learns a new tokenizer") +
-                     ", but --load / --average use a saved one");
-  if (!o.average.empty() && (cli.given("--steps") || cli.given("--minutes")))
-    throw UsageError(
-        "--average makes a model to test, not to train on: Adam's state is not averaged");
-  if (o.average.size() == 1)
-    throw UsageError("--average needs 2 or more checkpoints (to test one, use --load " +
-                     o.average[0] + ")");
-  o.beam = cli.count("--beam", 1, 64);
+  o.run = tfm::RunOptions::read(cli);
+  if ((!o.run.load.empty() || !o.run.average.empty()) && cli.given("--symbols"))
+    throw UsageError("--symbols learns a new tokenizer, but --load / --average use a saved one");
   o.alpha = static_cast<float>(cli.number("--alpha"));
   if (!(o.alpha >= 0.0f && o.alpha <= 10.0f))
     throw UsageError("--alpha must be from 0 to 10, got '" + cli.value("--alpha") + "'");
@@ -176,7 +139,6 @@ Options read_options(const tfm::CommandLine& cli) {
       throw UsageError("--translate: the text is empty");
   o.test_verses = cli.count("--test-verses");
   o.show = cli.count("--show");
-  o.eval_every = cli.count("--eval-every");
   o.export_test_set = cli.value("--export-test-set");
   for (const std::string& assignment : cli.values("--set"))
     for (const std::string& key : data_keys())
@@ -184,10 +146,9 @@ Options read_options(const tfm::CommandLine& cli) {
         throw UsageError(
             "--set " + key +
             ": the translation takes it from the data (see --batch-tokens, --longest)");
-  o.greedy_too = !cli.flag_set("--no-greedy") && o.beam > 1;
-  if (cli.flag_set("--no-greedy") && o.beam == 1)
+  o.greedy_too = !cli.flag_set("--no-greedy") && o.run.beam > 1;
+  if (cli.flag_set("--no-greedy") && o.run.beam == 1)
     throw UsageError("--no-greedy needs --beam K > 1");
-  if (!o.save.empty()) tfm::check_checkpoint_destination(o.save);
   return o;
 }
 
@@ -197,7 +158,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // The checkpoint whose tokenizer and configuration this run uses, if any.
 std::string saved_checkpoint(const Options& o) {
-  return !o.load.empty() ? o.load : o.average.empty() ? "" : o.average.front();
+  return !o.run.load.empty() ? o.run.load : o.run.average.empty() ? "" : o.run.average.front();
 }
 
 // The model: the translation model or --preset, then --set; or the configuration of --load / --average.
@@ -212,7 +173,7 @@ tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const Tr
     config.batch_size = std::max<std::size_t>(1, o.batch_tokens / (o.longest + 1));
     config.max_len = std::max(config.max_len, 2 * data.longest_tokens() + 12);
   }
-  if (o.seed) config.seed = *o.seed;
+  if (o.run.seed) config.seed = *o.run.seed;
   config.validate();
   tfm::require_memory(tfm::training_memory(config, config.batch_size));
   return config;
@@ -381,15 +342,17 @@ int main(int argc, char** argv) {
     tfm::Transformer model(config, config.seed);
     const tfm::ParameterList params = tfm::parameters_of(model);
     tfm::Adam optimizer(params, tfm::AdamOptions::paper());
-    if (!o.load.empty()) {
-      tfm::load_parameters(o.load, params);
-      if (tfm::has_optimizer_state(o.load)) tfm::load_optimizer_state(o.load, params, optimizer);
+    if (!o.run.load.empty()) {
+      tfm::load_parameters(o.run.load, params);
+      if (tfm::has_optimizer_state(o.run.load))
+        tfm::load_optimizer_state(o.run.load, params, optimizer);
       tfm::resume_training(model, optimizer);
-      std::cout << "loaded " << o.load << " (" << optimizer.steps_taken() << " steps trained)\n";
+      std::cout << "loaded " << o.run.load << " (" << optimizer.steps_taken()
+                << " steps trained)\n";
     }
-    if (!o.average.empty()) {
-      tfm::load_averaged_parameters(o.average, params);
-      std::cout << "loaded the mean of " << o.average.size() << " checkpoints' weights\n";
+    if (!o.run.average.empty()) {
+      tfm::load_averaged_parameters(o.run.average, params);
+      std::cout << "loaded the mean of " << o.run.average.size() << " checkpoints' weights\n";
     }
     std::printf(
         "model '%s': d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, %zu parameters, %s\n",
@@ -398,18 +361,18 @@ int main(int argc, char** argv) {
 
     // [train]
     tfm::TrainingOptions training = tfm::TrainingOptions::from_config(config);
-    const bool use_default =
-        !o.steps && !o.minutes && o.load.empty() && o.average.empty() && o.translate.empty();
-    training.max_steps = use_default ? kDefaultSteps : o.steps.value_or(0);
-    training.max_seconds = 60.0 * o.minutes.value_or(0.0);
-    training.eval_every = o.eval_every;
+    const bool use_default = !o.run.steps && !o.run.minutes && o.run.load.empty() &&
+                             o.run.average.empty() && o.translate.empty();
+    training.max_steps = use_default ? kDefaultSteps : o.run.steps.value_or(0);
+    training.max_seconds = 60.0 * o.run.minutes.value_or(0.0);
+    training.eval_every = o.run.eval_every;
     training.trace_first_step = false;
     const tfm::CheckpointHeader header{config,
                                        data.vocabulary(),
                                        data.vocabulary(),
                                        {{kTokenizerFile, data.tokenizer().to_text()}}};
-    training.checkpoint_every = o.save_every;
-    training.checkpoint = tfm::periodic_checkpoints(o.save, header, params, optimizer);
+    training.checkpoint_every = o.run.save_every;
+    training.checkpoint = tfm::periodic_checkpoints(o.run.save, header, params, optimizer);
     std::string trained;
     tfm::TrainingHistory history;
     tfm::StopOnSignal
@@ -428,15 +391,15 @@ int main(int argc, char** argv) {
     }
     // [train]
     // The save comes first: no optional output below can cost the model.
-    tfm::save_trained_model("translate", o.save, history.stopped, header, params,
-                            o.average.empty() ? &optimizer : nullptr, std::cout);
+    tfm::save_trained_model("translate", o.run.save, history.stopped, header, params,
+                            o.run.average.empty() ? &optimizer : nullptr, std::cout);
     if (!history.steps.empty() && tfm::write_side_output([&] {
           tfm::write_loss_curve_svg("loss_curve_translate.svg", history,
                                     "Cross-entropy while training (translate)");
         }))
       std::cout << "wrote loss_curve_translate.svg\n";
 
-    const DecodingChoice beam{o.beam, o.alpha, 32}, greedy{1, 0.0f, 32};
+    const DecodingChoice beam{o.run.beam, o.alpha, 32}, greedy{1, 0.0f, 32};
     // [translate]
     if (!o.translate.empty()) {
       for (const std::string& text : o.translate) {
@@ -455,9 +418,9 @@ int main(int argc, char** argv) {
 
     // [test]
     std::cout << "\nTesting: "
-              << (o.beam > 1 ? "beam search, K = " + std::to_string(o.beam) +
-                                   ", alpha = " + std::to_string(o.alpha).substr(0, 4)
-                             : std::string("greedy decoding"))
+              << (o.run.beam > 1 ? "beam search, K = " + std::to_string(o.run.beam) +
+                                       ", alpha = " + std::to_string(o.alpha).substr(0, 4)
+                                 : std::string("greedy decoding"))
               << (o.greedy_too ? ", and greedy decoding" : "")
               << "; baselines on the same verses\n";
     std::vector<TextPair> train;
@@ -481,22 +444,23 @@ int main(int argc, char** argv) {
       s.systems.push_back(
           {"Apertium " + apertium_mode, apertium.outputs, apertium.problem, "Apertium"});
       const auto decode_start = std::chrono::steady_clock::now();
-      if (o.greedy_too || o.beam == 1)
+      if (o.greedy_too || o.run.beam == 1)
         s.systems.push_back(
             {"model, greedy", translate_texts(model, data, sources, greedy), "", "greedy"});
       const double greedy_seconds = seconds_since(decode_start);
-      if (o.beam > 1)
-        s.systems.push_back({"model, beam " + std::to_string(o.beam),
+      if (o.run.beam > 1)
+        s.systems.push_back({"model, beam " + std::to_string(o.run.beam),
                              translate_texts(model, data, sources, beam), "",
-                             "beam " + std::to_string(o.beam)});
+                             "beam " + std::to_string(o.run.beam)});
       std::printf("%s: %zu verses decoded in %.1f s (greedy) and %.1f s (beam)\n", s.part.c_str(),
                   s.verses.size(), greedy_seconds, seconds_since(decode_start) - greedy_seconds);
       scored.push_back(std::move(s));
     }
     std::ostringstream results;
     if (!trained.empty()) results << trained;
-    results << score_table(scored, data) << "\nTest verses side by side:\n"
-            << side_by_side(scored.front(), data, o.show);
+    results << score_table(scored, data);
+    if (o.show > 0)
+      results << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
     std::cout << "\n" << results.str();
     if (tfm::write_side_output(
             [&] { tfm::write_text_file("results_translate.txt", results.str()); }))

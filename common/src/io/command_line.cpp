@@ -1,5 +1,6 @@
 #include "tfm/io/command_line.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <new>
@@ -95,6 +96,10 @@ bool CommandLine::parse(int argc, const char* const* argv) {
 const std::string& CommandLine::value(const std::string& name) const {
   spec(name);
   return values_.at(name);
+}
+
+bool CommandLine::declares(const std::string& name) const {
+  return std::any_of(specs_.begin(), specs_.end(), [&](const Spec& s) { return s.name == name; });
 }
 
 bool CommandLine::given(const std::string& name) const {

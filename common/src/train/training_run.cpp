@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <ostream>
+#include <string>
 
 #include "tfm/core/trace.hpp"
 #include "tfm/io/chapter_helpers.hpp"
@@ -17,9 +18,9 @@
 
 namespace tfm {
 
-void RunOptions::declare(CommandLine& cli) {
+void RunOptions::declare(CommandLine& cli, const Declared& declared) {
   cli.config_options(
-         "", "override one hyper-parameter (see ch01_params --help); default: the task's model")
+         "", "override one hyper-parameter (see ch01_params --help); default: " + declared.model)
       .option("--steps", "N", "train for N steps (default: the task's budget)")
       .option("--minutes", "M", "train for at most M minutes")
       .option("--seed", "N",
@@ -30,10 +31,11 @@ void RunOptions::declare(CommandLine& cli) {
               "also save DIR-step<S> after every step S that is a multiple of N")
       .option("--load", "DIR", "start from a checkpoint (training resumes with its optimizer)")
       .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (2 or more)")
-      .option("--beam", "K", "beam search with K beams (1: greedy)", "1")
-      .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100")
-      .option("--layer", "L", "layer of the attention heat maps (default: the last)")
-      .option("--head", "H", "head of the attention heat maps", "0");
+      .option("--beam", "K", "beam search with K beams (1: greedy)", std::to_string(declared.beam))
+      .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100");
+  if (declared.heat_map)
+    cli.option("--layer", "L", "layer of the attention heat maps (default: the last)")
+        .option("--head", "H", "head of the attention heat maps", "0");
 }
 
 RunOptions RunOptions::read(const CommandLine& cli) {
@@ -61,8 +63,10 @@ RunOptions RunOptions::read(const CommandLine& cli) {
                      o.average[0] + ")");
   o.beam = cli.count("--beam", 1, 64);
   o.eval_every = cli.count("--eval-every");
-  o.head = cli.count("--head");
-  if (cli.given("--layer")) o.layer = cli.count("--layer");
+  if (cli.declares("--head")) {
+    o.head = cli.count("--head");
+    if (cli.given("--layer")) o.layer = cli.count("--layer");
+  }
   if (!o.save.empty()) check_checkpoint_destination(o.save);
   return o;
 }

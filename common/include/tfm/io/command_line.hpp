@@ -46,6 +46,8 @@ class CommandLine {
 
   /// The value of an option (its default when it was not given).
   const std::string& value(const std::string& name) const;
+  /// Did the program declare an option? (Shared readers of options some programs leave out.)
+  bool declares(const std::string& name) const;
   /// Was an option given on the command line?
   bool given(const std::string& name) const;
   /// The value of an option read as a whole number; throws UsageError naming the option.

@@ -39,9 +39,17 @@ struct RunOptions {
   std::optional<std::size_t> layer;  ///< of the attention heat maps; default: the last
   std::size_t head = 0;              ///< of the attention heat maps
 
+  /// What a program may change of the options' declarations.
+  struct Declared {
+    std::string model = "the task's model";  ///< what --set changes, in its help
+    std::size_t beam = 1;                    ///< --beam's default
+    bool heat_map = true;                    ///< declare --layer and --head
+  };
   /// Declares the options on `cli`: --preset and --set (the model), --steps, --minutes, --seed,
-  /// --save, --save-every, --load, --average, --beam, --eval-every, --layer and --head.
-  static void declare(CommandLine& cli);
+  /// --save, --save-every, --load, --average, --beam, --eval-every, and (`heat_map`) --layer and
+  /// --head.
+  static void declare(CommandLine& cli, const Declared& declared);
+  static void declare(CommandLine& cli) { declare(cli, Declared{}); }
   /// Reads them back; throws UsageError naming the option for a value out of range or options
   /// that contradict each other (--load with --average, --average with a budget, ...), and
   /// CheckpointError for a --save destination that cannot be written.
