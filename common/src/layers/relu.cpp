@@ -10,19 +10,22 @@ namespace tfm {
 // [relu forward]
 Tensor3 ReLU::forward(Tensor3&& x) {
   const profile::Scope timed("ReLU forward");
-  // x: [B, L, d]  ->  y: [B, L, d], in x's memory; backward needs where x was positive
-  // (inference keeps nothing).
+  // x: [B, L, d]  ->  y: [B, L, d], in x's memory
   float* values = x.data();
   const std::size_t n = x.size();
-  const bool keep = grad_enabled();
-  if (keep)
-    positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
-  std::uint8_t* positive = keep ? positive_.data() : nullptr;
+  if (!grad_enabled()) {  // inference: the output alone
+#pragma omp parallel for simd if (n > (1 << 16))
+    for (std::size_t i = 0; i < n; ++i) values[i] = values[i] > 0.0f ? values[i] : 0.0f;
+    return std::move(x);
+  }
+  // Training: backward needs where x was positive. (Two loops, not one with a test of "keep"
+  // inside: a test in the loop stops the compiler from vectorising it.)
+  positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
+  std::uint8_t* positive = positive_.data();
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) {
-    const bool above = values[i] > 0.0f;
-    if (keep) positive[i] = above;
-    values[i] = above ? values[i] : 0.0f;
+    positive[i] = values[i] > 0.0f;
+    values[i] = positive[i] ? values[i] : 0.0f;
   }
   return std::move(x);
 }
