@@ -14,10 +14,12 @@ namespace tfm {
 /// is the hash of a's n bytes followed by b's m.
 class Fnv1a {
  public:
+  /// Feeds `bytes` bytes from `data` into the hash.
   void add(const void* data, std::size_t bytes) {
     const auto* p = static_cast<const unsigned char*>(data);
     for (std::size_t i = 0; i < bytes; ++i) hash_ = (hash_ ^ p[i]) * kPrime;
   }
+  /// The hash of every byte fed so far.
   std::uint64_t value() const { return hash_; }
 
  private:

@@ -49,6 +49,7 @@ struct RunOptions {
   /// --save, --save-every, --load, --average, --beam, --eval-every, and (`heat_map`) --layer and
   /// --head.
   static void declare(CommandLine& cli, const Declared& declared);
+  /// The same with every default: the task's model, greedy decoding, the heat-map options.
   static void declare(CommandLine& cli) { declare(cli, Declared{}); }
   /// Reads them back; throws UsageError naming the option for a value out of range or options
   /// that contradict each other (--load with --average, --average with a budget, ...), and
