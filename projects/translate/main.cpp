@@ -20,7 +20,6 @@
 #include "tfm/io/text_file.hpp"
 #include "tfm/model/memory_estimate.hpp"
 #include "tfm/train/checkpoint.hpp"
-#include "tfm/train/resume.hpp"
 #include "tfm/train/saving.hpp"
 #include "tfm/train/stop_request.hpp"
 #include "tfm/train/trainer.hpp"
@@ -156,15 +155,10 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The checkpoint whose tokenizer and configuration this run uses, if any.
-std::string saved_checkpoint(const Options& o) {
-  return !o.run.load.empty() ? o.run.load : o.run.average.empty() ? "" : o.run.average.front();
-}
-
 // The model: the translation model or --preset, then --set; or the configuration of --load / --average.
 tfm::Config model_config(const tfm::CommandLine& cli, const Options& o, const TranslationData& data,
                          const std::optional<tfm::CheckpointHeader>& saved) {
-  if (saved) tfm::require_same_architecture(cli, saved_checkpoint(o), saved->config);
+  if (saved) tfm::require_same_architecture(cli, o.run.saved_checkpoint(), saved->config);
   tfm::Config config =
       tfm::config_from_command_line(cli, saved ? saved->config : translation_model());
   if (!saved) {
@@ -303,7 +297,7 @@ int main(int argc, char** argv) {
     const ParallelReading reading = read_parallel(spanish_bible(), english_bible());
     const AlignedVerses aligned = align_verses(reading.verses);
     std::cout << aligned.report.summary() << "\n";
-    const std::string checkpoint = saved_checkpoint(o);
+    const std::string checkpoint = o.run.saved_checkpoint();
     std::optional<tfm::CheckpointHeader> saved;
     std::optional<TranslationData> loaded_data;
     if (!checkpoint.empty()) {
@@ -342,18 +336,7 @@ int main(int argc, char** argv) {
     tfm::Transformer model(config, config.seed);
     const tfm::ParameterList params = tfm::parameters_of(model);
     tfm::Adam optimizer(params, tfm::AdamOptions::paper());
-    if (!o.run.load.empty()) {
-      tfm::load_parameters(o.run.load, params);
-      if (tfm::has_optimizer_state(o.run.load))
-        tfm::load_optimizer_state(o.run.load, params, optimizer);
-      tfm::resume_training(model, optimizer);
-      std::cout << "loaded " << o.run.load << " (" << optimizer.steps_taken()
-                << " steps trained)\n";
-    }
-    if (!o.run.average.empty()) {
-      tfm::load_averaged_parameters(o.run.average, params);
-      std::cout << "loaded the mean of " << o.run.average.size() << " checkpoints' weights\n";
-    }
+    tfm::load_chosen_weights(o.run, model, params, optimizer, std::cout);
     std::printf(
         "model '%s': d_model %zu, %zu heads, %zu + %zu layers, d_ff %zu, %zu parameters, %s\n",
         config.preset.c_str(), config.d_model, config.n_heads, config.n_encoder_layers,

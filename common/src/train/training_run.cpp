@@ -71,6 +71,22 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   return o;
 }
 
+std::string RunOptions::saved_checkpoint() const {
+  return !load.empty() ? load : average.empty() ? "" : average.front();
+}
+
+void load_chosen_weights(const RunOptions& options, Transformer& model, const ParameterList& params,
+                         Adam& optimizer, std::ostream& out) {
+  if (!options.load.empty()) {
+    const std::size_t steps = resume_from(options.load, model, params, optimizer);
+    out << "loaded " << options.load << " (" << steps << " steps trained)\n";
+  }
+  if (!options.average.empty()) {
+    load_averaged_parameters(options.average, params);
+    out << "loaded the mean of " << options.average.size() << " checkpoints' weights\n";
+  }
+}
+
 void require_same_architecture(const CommandLine& cli, const std::string& checkpoint,
                                const Config& saved) {
   for (const std::string& assignment : cli.values("--set")) {
@@ -87,9 +103,7 @@ Config model_config(const CommandLine& cli, const RunOptions& o, const Task& tas
     for (const std::string& key : Task::data_keys())
       if (assignment.rfind(key + "=", 0) == 0)
         throw UsageError("--set " + key + ": the task's data decides it");
-  const std::string checkpoint = !o.load.empty()     ? o.load
-                                 : o.average.empty() ? ""
-                                                     : o.average.front();
+  const std::string checkpoint = o.saved_checkpoint();
   Config base = task.default_model();
   if (!checkpoint.empty()) {
     const CheckpointHeader header = read_checkpoint_header(checkpoint);
@@ -123,14 +137,7 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
       params_(parameters_of(model_)),
       optimizer_(params_, AdamOptions::paper()),
       header_{config, task.source_vocabulary(), task.target_vocabulary()} {
-  if (!options_.load.empty()) {
-    const std::size_t steps = resume_from(options_.load, model_, params_, optimizer_);
-    out << "loaded " << options_.load << " (" << steps << " steps trained)\n";
-  }
-  if (!options_.average.empty()) {
-    load_averaged_parameters(options_.average, params_);
-    out << "loaded the mean of " << options_.average.size() << " checkpoints' weights\n";
-  }
+  load_chosen_weights(options_, model_, params_, optimizer_, out);
   out << "task " << task.name() << ", model '" << config.preset << "': d_model " << config.d_model
       << ", " << config.n_heads << " heads, " << config.n_encoder_layers << " + "
       << config.n_decoder_layers << " layers, d_ff " << config.d_ff << ", " << params_.count()

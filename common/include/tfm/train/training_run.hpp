@@ -55,7 +55,16 @@ struct RunOptions {
   /// that contradict each other (--load with --average, --average with a budget, ...), and
   /// CheckpointError for a --save destination that cannot be written.
   static RunOptions read(const CommandLine& cli);
+  /// The checkpoint whose configuration the run takes: --load, else the first --average; "" for
+  /// a new model.
+  std::string saved_checkpoint() const;
 };
+
+/// Loads the weights `options` choose into `params`: --load resumes the saved run (resume_from:
+/// its weights, Adam's state, the dropout masks), --average takes the mean of its checkpoints'
+/// weights. Says which on `out`; a new model is left as it is.
+void load_chosen_weights(const RunOptions& options, Transformer& model, const ParameterList& params,
+                         Adam& optimizer, std::ostream& out);
 
 /// The model the options ask for: the task's default model (or `--preset`), then every `--set`;
 /// or the configuration of the checkpoint of --load / --average, whose vocabularies must be the
