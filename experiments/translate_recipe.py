@@ -84,10 +84,12 @@ def nltk_check(tsv, results):
 
 def record_default(build, source):
     """The default run's results and heat map, under the names the project's page shows."""
+    load = "load average not known: recorded from the files of an earlier run"  # --from DIR
     if source is None:
         source = os.path.join(build, "translate-default")
         os.makedirs(source, exist_ok=True)
         _, printed = run(os.path.join(build, "bin", "translate"), [], source)
+        load = "load average %s when it ended" % open("/proc/loadavg").read().split()[0]
         with open(os.path.join(source, "output.txt"), "w", encoding="utf-8") as f:
             f.write(printed)
     results = open(os.path.join(source, "results_translate.txt"), encoding="utf-8").read()
@@ -96,10 +98,9 @@ def record_default(build, source):
     record = os.path.join(HERE, "recorded_translate_default.txt")
     with open(record, "w", encoding="utf-8") as f:
         f.write("# the translation project's default run (./build/bin/translate), recorded on %s on %s;\n"
-                "# %.1f min in all (reading the Bibles, training, testing; load average %s when it ended);\n"
+                "# %.1f min in all (reading the Bibles, training, testing; %s);\n"
                 "# what it wrote to results_translate.txt:\n\n"
-                % (time.strftime("%Y-%m-%d"), cpu_name(), int(done.group(1)) / 60.0,
-                   open("/proc/loadavg").read().split()[0]))
+                % (time.strftime("%Y-%m-%d"), cpu_name(), int(done.group(1)) / 60.0, load))
         f.write(results)
     shutil.copyfile(os.path.join(source, "cross_attention_translate.svg"),
                     os.path.join(HERE, "recorded_translate_cross_attention.svg"))
