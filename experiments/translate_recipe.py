@@ -6,12 +6,15 @@ default run, each too long for the book's build.
     /usr/bin/python3 experiments/translate_recipe.py [BUILD_DIR] --reuse  # record a recipe run that
                                                       # finished but whose record was not written
     /usr/bin/python3 experiments/translate_recipe.py default [BUILD_DIR] [--from DIR]
+    /usr/bin/python3 experiments/translate_recipe.py wider [BUILD_DIR] [--from DIR]
 
 `default` runs build/bin/translate with no arguments in BUILD_DIR/translate-default (or takes the
 files of such a run already made in DIR) and writes experiments/recorded_translate_default.txt
 (what it wrote to results_translate.txt, under lines naming the date, the CPU and the run's time;
 DIR must hold the run's output.txt, its standard output) and
-experiments/recorded_translate_cross_attention.svg (its heat map).
+experiments/recorded_translate_cross_attention.svg (its heat map). `wider` does the same for the
+lab's comparison, a model twice as wide trained for the same time (WIDER), and writes
+experiments/recorded_translate_wider.txt.
 
 The recipe:
 
@@ -39,8 +42,10 @@ from nltk.translate.bleu_score import corpus_bleu  # noqa: E402
 from machine import cpu_name  # noqa: E402
 
 STEPS, SAVE_EVERY, AVERAGE = 1400, 100, 4
-RECIPE = ["--steps", str(STEPS), "--save-every", str(SAVE_EVERY), "--save", "model", "--test-verses", "0",
-          "--eval-every", "100"]
+# The longer budget pays for a wider model (d_model 256) and bigger batches than the default's.
+WIDE_MODEL = ["--set", "d_model=256", "--set", "d_ff=1024"]
+RECIPE = WIDE_MODEL + ["--batch-tokens", "3000", "--steps", str(STEPS), "--save-every", str(SAVE_EVERY),
+                       "--save", "model", "--test-verses", "0", "--eval-every", "100"]
 OUT = os.path.join(HERE, "recorded_translate_recipe.txt")
 
 
@@ -82,40 +87,49 @@ def nltk_check(tsv, results):
     return "\n".join(lines)
 
 
-def record_default(build, source):
-    """The default run's results and heat map, under the names the project's page shows."""
+# The lab's comparison: the default's batches and seed, a model twice as wide, the same time.
+WIDER = WIDE_MODEL + ["--minutes", "5", "--show", "0"]
+
+
+def record_default(build, source, name):
+    """A default-length run's results (and the default's heat map), under the names the pages show."""
+    args = WIDER if name == "wider" else []
     load = "load average not known: recorded from the files of an earlier run"  # --from DIR
     if source is None:
-        source = os.path.join(build, "translate-default")
+        source = os.path.join(build, "translate-" + name)
         os.makedirs(source, exist_ok=True)
-        _, printed = run(os.path.join(build, "bin", "translate"), [], source)
+        _, printed = run(os.path.join(build, "bin", "translate"), args, source)
         load = "load average %s when it ended" % open("/proc/loadavg").read().split()[0]
         with open(os.path.join(source, "output.txt"), "w", encoding="utf-8") as f:
             f.write(printed)
     results = open(os.path.join(source, "results_translate.txt"), encoding="utf-8").read()
     # The program's own last line, "done in N s": reading, training and testing.
     done = re.search(r"^done in (\d+) s$", open(os.path.join(source, "output.txt"), encoding="utf-8").read(), re.M)
-    record = os.path.join(HERE, "recorded_translate_default.txt")
+    record = os.path.join(HERE, "recorded_translate_%s.txt" % name)
     with open(record, "w", encoding="utf-8") as f:
-        f.write("# the translation project's default run (./build/bin/translate), recorded on %s on %s;\n"
+        f.write("# ./build/bin/translate %s, recorded on %s on %s;\n"
                 "# %.1f min in all (reading the Bibles, training, testing; %s);\n"
                 "# what it wrote to results_translate.txt:\n\n"
-                % (time.strftime("%Y-%m-%d"), cpu_name(), int(done.group(1)) / 60.0, load))
+                % (" ".join(args) or "(its defaults)", time.strftime("%Y-%m-%d"), cpu_name(),
+                   int(done.group(1)) / 60.0, load))
         f.write(results)
-    shutil.copyfile(os.path.join(source, "cross_attention_translate.svg"),
-                    os.path.join(HERE, "recorded_translate_cross_attention.svg"))
-    print("wrote", record, "and recorded_translate_cross_attention.svg")
+    print("wrote", record)
+    if name == "default":
+        shutil.copyfile(os.path.join(source, "cross_attention_translate.svg"),
+                        os.path.join(HERE, "recorded_translate_cross_attention.svg"))
+        print("wrote recorded_translate_cross_attention.svg")
 
 
 def main():
-    if sys.argv[1:2] == ["default"]:
+    if sys.argv[1:2] in (["default"], ["wider"]):
         args = sys.argv[2:]
         source = None
         if "--from" in args:
             at = args.index("--from")
             source = os.path.abspath(args[at + 1])
             del args[at:at + 2]
-        return record_default(os.path.abspath(args[0] if args else os.path.join(ROOT, "build")), source)
+        return record_default(os.path.abspath(args[0] if args else os.path.join(ROOT, "build")), source,
+                              sys.argv[1])
     args = [a for a in sys.argv[1:] if a != "--reuse"]
     build = os.path.abspath(args[0] if args else os.path.join(ROOT, "build"))
     program = os.path.join(build, "bin", "translate")
