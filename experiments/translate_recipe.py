@@ -13,7 +13,7 @@ files of such a run already made in DIR) and writes experiments/recorded_transla
 (what it wrote to results_translate.txt, under lines naming the date, the CPU and the run's time;
 DIR must hold the run's output.txt, its standard output) and
 experiments/recorded_translate_cross_attention.svg (its heat map). `wider` does the same for the
-lab's comparison, a model twice as wide trained for the same time (WIDER), and writes
+lab's comparison, a model twice as wide trained for the same time (SHORT_RUNS), and writes
 experiments/recorded_translate_wider.txt.
 
 The recipe:
@@ -87,13 +87,14 @@ def nltk_check(tsv, results):
     return "\n".join(lines)
 
 
-# The lab's comparison: the default's batches and seed, a model twice as wide, the same time.
-WIDER = WIDE_MODEL + ["--minutes", "5", "--show", "0"]
+# The runs of a default's length, by name: the default, and the lab's comparison (the default's
+# batches and seed, a model twice as wide, the same time).
+SHORT_RUNS = {"default": [], "wider": WIDE_MODEL + ["--minutes", "5", "--show", "0"]}
 
 
 def record_default(build, source, name):
     """A default-length run's results (and the default's heat map), under the names the pages show."""
-    args = WIDER if name == "wider" else []
+    args = SHORT_RUNS[name]
     load = "load average not known: recorded from the files of an earlier run"  # --from DIR
     if source is None:
         source = os.path.join(build, "translate-" + name)
@@ -121,7 +122,7 @@ def record_default(build, source, name):
 
 
 def main():
-    if sys.argv[1:2] in (["default"], ["wider"]):
+    if sys.argv[1:2] and sys.argv[1] in SHORT_RUNS:
         args = sys.argv[2:]
         source = None
         if "--from" in args:
