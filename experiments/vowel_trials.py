@@ -14,7 +14,9 @@ Usage:
   experiments/vowel_trials.py retest ID [ID ...]        test the weights a row was measured from again with the
                                                   current program, for columns added since (same --work)
   experiments/vowel_trials.py pace                      time the recipe's steps and tests on this machine, which
-                                                  must be otherwise idle (keeps recipe_pace.tsv)
+                                                  must be otherwise idle (keeps recipe_pace.tsv: one row
+                                                  per CPU, thread count and OpenBLAS kernel set; set
+                                                  OMP_NUM_THREADS and OPENBLAS_CORETYPE to choose them)
   experiments/vowel_trials.py render                    rewrite the three recorded_*.txt files from trials.tsv
   experiments/vowel_trials.py check                     exit 1 if they are out of date
 
@@ -31,7 +33,8 @@ underestimate: the part of a step that runs on one thread is counted once). The 
 recorded run and the machine's load average during it are kept in trials.tsv too. Runs that share
 the cores with others use more CPU time for the same work (the caches and the memory are shared), so
 the recipe's own time is measured apart: `pace` runs its first PACE_STEPS steps and its tests on
-the idle machine, and the recipe's table gives the time that pace makes of its steps.
+the idle machine, and the recipe's table gives the time that pace makes of its steps, for every
+CPU, thread count and kernel set timed.
 
 Checkpoint rows: a trial with "of": (PARENT, S) is the weights PARENT's run saved after step S
 (`--save-every`). Training is deterministic for a seed and a number of steps, and the learning
@@ -67,12 +70,14 @@ RECIPE_TXT = os.path.join(LAB, "recorded_recipe.txt")  # chapter 11's page: the 
 CHECKS_TXT = os.path.join(LAB, "recorded_recipe_checks.txt")  # the lab's page: on both corpora, by word
 TEST_CORPUS = "/usr/share/gocode/src/github.com/klauspost/compress/testdata/Mark.Twain-Tom.Sawyer.txt"
 TEST_CORPUS_NAME = "The Adventures of Tom Sawyer"
-DEFAULT_STEPS = 1600   # the task's default budget (chapter 11's default run)
+DEFAULT_STEPS = 5300   # the task's default budget (chapter 11's default run)
 WINDOW, BATCH = 40, 64  # characters per window; the default batch
 
+# The model of the earlier default run (1,600 steps), of the longer runs and of the recipe.
+SMALL = ["--preset", "vowels-small"]
 # The candidates for the longer run: each trained for LONG_STEPS (or its own steps), with checkpoints.
-# The second: the default model with dropout 0.1 (rows "dropout", "dropout-tm" and their checkpoints).
-DROPOUT_MODEL = ["--set", "dropout=0.1"]
+# The second: vowels-small with dropout 0.1 (rows "dropout", "dropout-tm" and their checkpoints).
+DROPOUT_MODEL = SMALL + ["--set", "dropout=0.1"]
 LONG_STEPS = 12000
 CHECKPOINT_EVERY = 2000
 # The third: the second one encoder and one decoder layer deeper (the pronounce recipe's depth).
@@ -94,25 +99,46 @@ def long_run(run_id, corpus, what, checkpoint_what, model, steps=LONG_STEPS):
              save_every=CHECKPOINT_EVERY)]
 
 
+def short_run(*settings):
+    """The earlier default run's budget: vowels-small with `settings`, for 1,600 steps."""
+    return SMALL + list(settings) + ["--steps", "1600"]
+
+
 # id, corpus, what it tries, extra arguments (after `--task vowels`), parent checkpoint.
 TRIALS = [
     dict(id="d0.1-lr2e-3", corpus="sherlock", what="an earlier default: dropout 0.1, peak 2e-3 after 100",
-         args=["--set", "dropout=0.1", "--set", "learning_rate=0.002", "--set", "warmup_steps=100"]),
+         args=short_run("--set", "dropout=0.1", "--set", "learning_rate=0.002", "--set", "warmup_steps=100")),
     dict(id="d0.1-lr4e-3", corpus="sherlock", what="dropout 0.1, peak 4e-3 after 200",
-         args=["--set", "dropout=0.1"]),
+         args=short_run("--set", "dropout=0.1")),
     dict(id="d0-lr2e-3", corpus="sherlock", what="no dropout, peak 2e-3 after 100",
-         args=["--set", "learning_rate=0.002", "--set", "warmup_steps=100"]),
+         args=short_run("--set", "learning_rate=0.002", "--set", "warmup_steps=100")),
     dict(id="d0-lr3e-3", corpus="sherlock", what="no dropout, peak 3e-3 after 100",
-         args=["--set", "learning_rate=0.003", "--set", "warmup_steps=100"]),
-    dict(id="default", corpus="sherlock", what="the default run: no dropout, peak 4e-3 after 200", args=[]),
+         args=short_run("--set", "learning_rate=0.003", "--set", "warmup_steps=100")),
+    dict(id="small-1600", corpus="sherlock", what="the earlier default run: no dropout, peak 4e-3 after 200",
+         args=short_run()),
+    # Five minutes on two cores of Zen 3: the same budget spent on models of three widths, then
+    # variations of the narrowest, which became the default (vowels-tiny, DEFAULT_STEPS).
+    dict(id="small-2250", corpus="sherlock", what="vowels-small for five minutes", args=SMALL + ["--steps", "2250"]),
+    dict(id="d96-3200", corpus="sherlock", what="d_model 96, d_ff 384, for five minutes",
+         args=SMALL + ["--set", "d_model=96", "--set", "d_ff=384", "--steps", "3200"]),
+    dict(id="default", corpus="sherlock", what="the default run: vowels-tiny (d_model 64, d_ff 256)", args=[]),
+    dict(id="default-seed2", corpus="sherlock", what="the default run from another seed", args=["--seed", "2"]),
+    dict(id="tiny-smooth", corpus="sherlock", what="the default with label smoothing 0.1",
+         args=["--set", "label_smoothing=0.1"]),
+    dict(id="tiny-deep", corpus="sherlock", what="the default with 3 + 3 layers, for five minutes",
+         args=["--set", "n_encoder_layers=3", "--set", "n_decoder_layers=3", "--steps", "3700"]),
+    dict(id="tiny-lr6e-3", corpus="sherlock", what="the default with a peak rate of 6e-3",
+         args=["--set", "learning_rate=0.006"]),
+    dict(id="d48-7000", corpus="sherlock", what="d_model 48, d_ff 192, for five minutes",
+         args=["--set", "d_model=48", "--set", "d_ff=192", "--steps", "7000"]),
 ] + [
     dict(id="d256-%d" % s, corpus="sherlock", what="d_model 256, d_ff 1024", of=("d256", s),
-         args=["--set", "d_model=256", "--set", "d_ff=1024", "--steps", str(s)])
+         args=SMALL + ["--set", "d_model=256", "--set", "d_ff=1024", "--steps", str(s)])
     for s in (400, 800, 1200, 1600)
 ] + [
     # The first candidate for the longer run, stopped after step 1,600: its checkpoint rows above.
     dict(id="d256", corpus="sherlock", what="d_model 256, d_ff 1024",
-         args=["--set", "d_model=256", "--set", "d_ff=1024", "--steps", "2400"], save_every=400),
+         args=SMALL + ["--set", "d_model=256", "--set", "d_ff=1024", "--steps", "2400"], save_every=400),
 ]
 TRIALS += long_run("dropout", "sherlock", "the second candidate: the default model with dropout 0.1",
                    "the default model with dropout 0.1", DROPOUT_MODEL)
@@ -124,6 +150,10 @@ TRIALS += long_run("smooth", "sherlock", "the fourth candidate: the second with 
                    "the second candidate with label smoothing 0.1", SMOOTH_MODEL, SMOOTH_STEPS)
 TRIALS += long_run("smooth-tm", "time-machine", "the fourth candidate on The Time Machine",
                    "the second candidate with label smoothing 0.1", SMOOTH_MODEL, SMOOTH_STEPS)
+# The default model with the recipe's settings, for as long as the recipe takes on a slow CPU.
+TINY_SMOOTH_MODEL = ["--set", "dropout=0.1", "--set", "label_smoothing=0.1"]
+TRIALS += long_run("tiny-long", "sherlock", "the default model with the recipe's settings, for longer",
+                   "the default model with the recipe's settings", TINY_SMOOTH_MODEL, SMOOTH_STEPS)
 BY_ID = {t["id"]: t for t in TRIALS}
 
 # The held-out vowels by the kind of word they lie in (what vowel_word_kinds prints): the share of
@@ -310,7 +340,7 @@ def test_checkpoint(trial, ckpt, opts):
     work = os.path.join(opts["work"], trial["id"] + "-test")
     os.makedirs(work, exist_ok=True)
     cmd = command(trial, opts["exe"], opts["time_machine"], opts["test_corpus"])
-    cmd = cmd[:cmd.index("--set") if "--set" in cmd else cmd.index("--steps")] + [
+    cmd = cmd[:min(cmd.index(a) for a in ("--preset", "--set", "--steps") if a in cmd)] + [
         "--load", ckpt, "--test-corpus", opts["test_corpus"] or TEST_CORPUS]  # its corpus; the model is the checkpoint's
     print("testing:", " ".join(cmd), flush=True)
     subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, check=True)
@@ -334,8 +364,9 @@ def retest(trial, opts, rows):
 
 
 def measure_pace(opts):
-    """Times PACE_STEPS steps of the recipe and its tests (all the machine's cores, which must be
-    otherwise idle) and keeps them in recipe_pace.tsv, with the CPU and the thread count."""
+    """Times PACE_STEPS steps of the recipe and its tests (on the threads and kernels the program
+    chooses; the machine must be otherwise idle) and keeps them in recipe_pace.tsv, in place of an
+    earlier row of the same CPU, thread count and kernels."""
     work = os.path.join(opts["work"], "pace")
     os.makedirs(work, exist_ok=True)
     cmd = command(BY_ID[RECIPE_IDS[0]], opts["exe"], None, opts["test_corpus"])
@@ -352,18 +383,21 @@ def measure_pace(opts):
     pace = {"cpu": cpu_name(), "threads": m.group(3), "kernels": kernels.group(1) if kernels else "not recorded",
             "seconds_per_step": "%.4f" % (float(m.group(2)) / PACE_STEPS),
             "other_seconds": "%.1f" % (wall - float(m.group(2)))}
+    same = ("cpu", "threads", "kernels")
+    paces = [p for p in load_paces() if any(p[k] != pace[k] for k in same)] + [pace]
     with open(PACE_TSV, "w", newline="") as f:
         w = csv.DictWriter(f, list(pace), delimiter="\t", lineterminator="\n")
         w.writeheader()
-        w.writerow(pace)
+        w.writerows(sorted(paces, key=lambda p: [p[k] for k in same]))
     print("the recipe's pace:", pace)
 
 
-def load_pace():
+def load_paces():
+    """The rows of recipe_pace.tsv: one per CPU, thread count and kernel set timed."""
     if not os.path.exists(PACE_TSV):
-        return None
+        return []
     with open(PACE_TSV, newline="") as f:
-        return next(csv.DictReader(f, delimiter="\t"), None)
+        return list(csv.DictReader(f, delimiter="\t"))
 
 
 def read_samples(path):
@@ -412,7 +446,7 @@ def render(rows):
         for r in mine:
             t = BY_ID[r["id"]]
             settings = " ".join(a for a in t["args"] if a not in ("--steps", str(steps_of(t)))).replace(
-                "--set ", "") or "(the default model)"
+                "--set ", "") or "(the default run)"
             out.append("%-18s %5s %8s %8s %9s %11s  %s" % (r["id"], r["steps"], r["idle_minutes"], r["vowels"],
                                                           r["sentences"], r["test_corpus_vowels"], settings))
         base = next((r for r in reversed(mine) if r["base_3"] != "-"), None)
@@ -433,14 +467,19 @@ GOAL = 0.92  # the held-out vowel accuracy the longer run aims at (with 3/3 of r
 
 
 def pace_lines(trial):
-    """How long the trial's steps take on the idle machine `pace` timed them on."""
-    pace = load_pace()
-    if not pace:
+    """How long the trial's steps take on the idle machines `pace` timed them on."""
+    paces = load_paces()
+    if not paces:
         return ["#   (not timed yet)"]
-    minutes = (steps_of(trial) * float(pace["seconds_per_step"]) + float(pace["other_seconds"])) / 60
-    return ["#   time on an idle %s, %s threads, OpenBLAS %s kernels: %s s a step (timed over %d steps),"
-            % (pace["cpu"], pace["threads"], pace["kernels"], pace["seconds_per_step"], PACE_STEPS),
-            "#   %s s to start and test, so %.1f minutes" % (pace["other_seconds"], minutes)]
+    out = ["#   time on an idle machine (%d steps timed, then the start and the tests):" % PACE_STEPS]
+    for cpu in sorted({p["cpu"] for p in paces}):
+        out.append("#     %s" % cpu)
+        for p in (p for p in paces if p["cpu"] == cpu):
+            minutes = (steps_of(trial) * float(p["seconds_per_step"]) + float(p["other_seconds"])) / 60
+            out.append("#       %s thread%s, OpenBLAS %s kernels: %s s a step + %s s = %.1f minutes"
+                       % (p["threads"], "" if p["threads"] == "1" else "s", p["kernels"], p["seconds_per_step"],
+                          p["other_seconds"], minutes))
+    return out
 
 
 def standing(r):

@@ -58,8 +58,8 @@ struct Config {
   static std::string describe_keys();
 };
 
-/// A named preset: `tiny`, `toy`, `csdn`, `nlp-tutorial`, `vowels` or `vowels-small`. Throws std::invalid_argument
-/// listing the known names for any other.
+/// A named preset: `tiny`, `toy`, `csdn`, `nlp-tutorial`, `vowels`, `vowels-small` or
+/// `vowels-tiny`. Throws std::invalid_argument listing the known names for any other.
 Config preset(const std::string& name);
 /// The names of all presets.
 std::vector<std::string> preset_names();

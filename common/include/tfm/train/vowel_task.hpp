@@ -1,6 +1,6 @@
 /// \file vowel_task.hpp
 /// \brief Chapter 11: reference 002's vowel restoration as a tfm::Task — windows of a text
-/// (tfm::VowelRestoration), the `vowels-small` model, 1,600 steps — and restoring a line a person
+/// (tfm::VowelRestoration), the `vowels-tiny` model, 5,300 steps — and restoring a line a person
 /// typed.
 #pragma once
 
