@@ -140,12 +140,12 @@ TRIALS = [
     dict(id="d256", corpus="sherlock", what="d_model 256, d_ff 1024",
          args=SMALL + ["--set", "d_model=256", "--set", "d_ff=1024", "--steps", "2400"], save_every=400),
 ]
-TRIALS += long_run("dropout", "sherlock", "the second candidate: the default model with dropout 0.1",
-                   "the default model with dropout 0.1", DROPOUT_MODEL)
+TRIALS += long_run("dropout", "sherlock", "the second candidate: vowels-small with dropout 0.1",
+                   "vowels-small with dropout 0.1", DROPOUT_MODEL)
 TRIALS += long_run("deep", "sherlock", "the third candidate: the second with 3 + 3 layers",
                    "the second candidate with 3 + 3 layers", DEEP_MODEL)
 TRIALS += long_run("dropout-tm", "time-machine", "the second candidate on The Time Machine",
-                   "the default model with dropout 0.1", DROPOUT_MODEL)
+                   "vowels-small with dropout 0.1", DROPOUT_MODEL)
 TRIALS += long_run("smooth", "sherlock", "the fourth candidate: the second with label smoothing 0.1, for longer",
                    "the second candidate with label smoothing 0.1", SMOOTH_MODEL, SMOOTH_STEPS)
 TRIALS += long_run("smooth-tm", "time-machine", "the fourth candidate on The Time Machine",
