@@ -92,7 +92,7 @@ def nltk_check(tsv, results):
 SHORT_RUNS = {"default": [], "wider": WIDE_MODEL + ["--minutes", "5", "--show", "0"]}
 
 
-def record_default(build, source, name):
+def record_short_run(build, source, name):
     """A default-length run's results (and the default's heat map), under the names the pages show."""
     args = SHORT_RUNS[name]
     load = "load average not known: recorded from the files of an earlier run"  # --from DIR
@@ -122,6 +122,9 @@ def record_default(build, source, name):
 
 
 def main():
+    if any(a in ("-h", "--help") for a in sys.argv[1:]):
+        print(__doc__)
+        return 0
     if sys.argv[1:2] and sys.argv[1] in SHORT_RUNS:
         args = sys.argv[2:]
         source = None
@@ -129,7 +132,7 @@ def main():
             at = args.index("--from")
             source = os.path.abspath(args[at + 1])
             del args[at:at + 2]
-        return record_default(os.path.abspath(args[0] if args else os.path.join(ROOT, "build")), source,
+        return record_short_run(os.path.abspath(args[0] if args else os.path.join(ROOT, "build")), source,
                               sys.argv[1])
     args = [a for a in sys.argv[1:] if a != "--reuse"]
     build = os.path.abspath(args[0] if args else os.path.join(ROOT, "build"))

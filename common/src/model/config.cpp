@@ -280,7 +280,7 @@ Config preset(const std::string& name) {
   }
   if (name == "vowels-tiny") {
     // Chapter 11's default: vowels-small at half its width. A short run on a CPU is limited by
-    // arithmetic, and this model makes 2.5 times the steps in the same time (measured: 0.834 of
+    // arithmetic, and this model makes 2.4 times the steps in the same time (measured: 0.834 of
     // the held-out vowels in 5,300 steps against vowels-small's 0.805 in 2,250, five minutes each).
     c = preset("vowels-small");
     c.preset = name;
