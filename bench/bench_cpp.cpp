@@ -299,13 +299,15 @@ std::vector<JsonObject> profile_json(int steps) {
   return list;
 }
 
-// Training steps at the `vowels` preset, timed inside the library's own loop (tfm::train, the
-// loop chapter 11 runs): forward, loss, backward, the non-finite guard, clipping, Adam. The time
-// of step i is the time between the loop asking for batch i and asking for batch i + 1. With
+// Training steps of a vowel-restoration model (`preset` with `settings`, each KEY=VALUE), timed
+// inside the library's own loop (tfm::train, the loop chapter 11 runs): forward, loss, backward,
+// the non-finite guard, clipping, Adam. The time of step i is the time between the loop asking for batch i and asking for batch i + 1. With
 // `profiled`, tfm::profile records the timed steps and the JSON holds the breakdown.
-JsonObject train_row(const std::string& preset, int warmup, int steps, std::uint64_t seed,
-                     bool profiled) {
-  const tfm::Config config = vowels_config(preset);
+JsonObject train_row(const std::string& preset, const std::vector<std::string>& settings,
+                     int warmup, int steps, std::uint64_t seed, bool profiled) {
+  tfm::Config config = vowels_config(preset);
+  for (const std::string& assignment : settings) config.set(assignment);
+  config.validate();
   tfm::Transformer model(config, seed);
   const tfm::ParameterList params = tfm::parameters_of(model);
   tfm::Adam optimizer(params, tfm::AdamOptions::paper());
@@ -437,7 +439,10 @@ int main(int argc, char** argv) {
         .option("--steps", "N", "timed training steps after the warm-up (train)", "3")
         .option("--warmup", "N", "untimed training steps first (train)", "1")
         .option("--preset", "NAME",
-                "the model of the training steps: vowels or vowels-small (train)", "vowels")
+                "the model of the training steps: a preset, e.g. vowels, vowels-small or "
+                "vowels-tiny (train)",
+                "vowels")
+        .repeated("--set", "KEY=VALUE", "override one hyper-parameter of that model (train)")
         .option("--batch", "N", "windows decoded together (decode)", "1")
         .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
         .flag("--profile",
@@ -456,9 +461,9 @@ int main(int argc, char** argv) {
     if (row == "sgemm")
       result = sgemm_row(runs, int(std::max(1LL, cli.integer("--blas-threads"))));
     else if (row == "train")
-      result =
-          train_row(cli.value("--preset"), int(std::max(0LL, cli.integer("--warmup"))),
-                    int(std::max(1LL, cli.integer("--steps"))), seed, cli.flag_set("--profile"));
+      result = train_row(
+          cli.value("--preset"), cli.values("--set"), int(std::max(0LL, cli.integer("--warmup"))),
+          int(std::max(1LL, cli.integer("--steps"))), seed, cli.flag_set("--profile"));
     else if (row == "forward")
       result = forward_row(runs, seed);
     else if (row == "decode")

@@ -63,23 +63,21 @@ void Dropout::skip(std::size_t forwards) {
 }
 
 // [dropout backward]
-Tensor3 Dropout::backward(const Tensor3& d_y) {
+Tensor3 Dropout::backward(Tensor3&& d_y) {
   const profile::Scope timed("Dropout backward");
-  // d_y: [B, L, d]  ->  d_x: [B, L, d]; y = x * mask / (1-p), so d_x = d_y * mask / (1-p) with
-  // forward's mask.
+  // d_y: [B, L, d]  ->  d_x: [B, L, d], written over d_y; y = x * mask / (1-p), so
+  // d_x = d_y * mask / (1-p) with forward's mask.
   require(d_y.shape() == shape_, "Dropout backward",
           "dy has shape " + shape_string(d_y.shape()) + ", but forward's input had " +
               shape_string(shape_));
-  if (!masked_) return d_y;
-  Tensor3 d_x = Tensor3::from_shape(d_y.shape());
+  if (!masked_) return std::move(d_y);
   const float scale = 1.0f / (1.0f - p_);
   const std::uint8_t* m = mask_.data();
-  const float* g = d_y.data();
-  float* out = d_x.data();
+  float* g = d_y.data();
   const std::size_t n = d_y.size();
 #pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) out[i] = m[i] ? g[i] * scale : 0.0f;
-  return d_x;
+  for (std::size_t i = 0; i < n; ++i) g[i] = m[i] ? g[i] * scale : 0.0f;
+  return std::move(d_y);
 }
 // [dropout backward]
 

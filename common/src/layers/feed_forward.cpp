@@ -49,7 +49,7 @@ Tensor3 FeedForward::backward(const Tensor3& d_output) {
   //   a = x W_1ᵀ + b_1           ->  d_x = da W_1               (and dW_1, db_1)
   // (In the code h is h1 and h2 both, as in forward, and d_h its gradient.)
   Tensor3 d_h = traced(linear2.backward(d_output), "backward linear2", "dh", kHidden);
-  d_h = traced(dropout_.backward(d_h), "backward dropout", "dh", kHidden);
+  d_h = traced(dropout_.backward(std::move(d_h)), "backward dropout", "dh", kHidden);
   d_h = traced(relu_.backward(d_h), "backward relu", "dh", kHidden);
   return traced(linear1.backward(d_h), "backward linear1", "dx", kModel);
 }

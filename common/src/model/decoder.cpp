@@ -54,7 +54,7 @@ Tensor3 Decoder::backward(const Tensor3& d_hidden) {
       add_into(d_memory, d_layer.memory);
   }
   // The table may be shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(tgt_in_, dropout_.backward(d_x));
+  embedding_->backward(tgt_in_, dropout_.backward(std::move(d_x)));
   return d_memory;
 }
 // [decoder backward]

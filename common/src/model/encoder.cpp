@@ -45,7 +45,7 @@ void Encoder::backward(const Tensor3& d_memory) {
   for (std::size_t i = layers.size(); i-- > 0;) d_x = layers[i].backward(d_x);
   // Adding the positional table is the identity for the gradient.
   // The table may be shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(src_, dropout_.backward(d_x));
+  embedding_->backward(src_, dropout_.backward(std::move(d_x)));
 }
 // [encoder backward]
 
