@@ -1,8 +1,13 @@
 // Testing a trained model (chapter 11): the results text says, from the scores themselves, which
-// baselines the model beats; copy and translate count the sequences decoded exactly.
+// baselines the model beats, and how sure the model was of each test sentence's closest call;
+// copy and translate count the sequences decoded exactly.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <string>
+#include <vector>
 
+#include "temp_dir.hpp"
+#include "tfm/decode/evaluation.hpp"
 #include "tfm/decode/report.hpp"
 
 using namespace tfm;
@@ -39,7 +44,8 @@ TEST_CASE("evaluation: the results text lists the baselines the model beats and 
   r.baselines = {{"baseline: most frequent vowel ('e')", vowels_right(32)},
                  {"baseline: most frequent vowel given 2 letters on each side", vowels_right(78)},
                  {"baseline: a tie", vowels_right(75)}};
-  r.sentences = {{"th* t*m*", "the tame", "the time", "the time"}, {"*t", "at", "it", "at"}};
+  r.sentences = {{"th* t*m*", "the tame", "the time", "the time", {5, 'i', 0.75f, 'a', 0.2f}},
+                 {"*t", "at", "it", "at", {0, 'i', 0.375f, 'a', 0.625f}}};
   const std::string text = results_text(r);
   CHECK_THAT(text, Contains("10 windows of 40 characters, 100 hidden vowels"));
   CHECK_THAT(text, Contains("this model, letters of the input kept (default)"));
@@ -50,6 +56,51 @@ TEST_CASE("evaluation: the results text lists the baselines the model beats and 
   CHECK_THAT(text, Contains("ours: the time"));
   CHECK_THAT(text, Contains("(correct)"));
   CHECK(text.find("(correct)") == text.rfind("(correct)"));  // only the first sentence is right
+  CHECK_THAT(text,
+             Contains("  th* t*m*                          t[i]me           i 0.75, a 0.20\n"));
+  CHECK_THAT(text,
+             Contains("  *t                                [i]t             i 0.38, a 0.62\n"));
+}
+
+TEST_CASE(
+    "evaluation: at each vowel greedy decoding chose, that vowel leads; at another, it trails",
+    "[evaluation]") {
+  testing::TempDir tmp("evaluation", "corpus");
+  std::string text;
+  for (int i = 0; i < 12; ++i) text += "The old man walked down to the harbour every morning.\n";
+  std::ofstream(tmp.file("corpus.txt")) << text;
+  const VowelTask task(tmp.file("corpus.txt"));
+  Config config = task.default_model();
+  config.d_model = 32;
+  config.n_heads = 2;
+  config.d_ff = 64;
+  config.n_encoder_layers = config.n_decoder_layers = 1;
+  Transformer model(config, 3);  // untrained: its choices are arbitrary, but they are its own
+
+  const std::string input = "th* t*m* tr*v*ll*r s*t d*wn";
+  const std::string chosen = task.restore(model, input, 1, true);
+  const std::vector<VowelChoice> choices = vowel_choices(model, task, input, chosen);
+  REQUIRE(choices.size() == 8);
+  for (const VowelChoice& c : choices) {
+    INFO("position " << c.position);
+    CHECK(input[c.position] == '*');
+    CHECK(c.right == chosen[c.position]);
+    CHECK(c.lead() > 0.0f);  // greedy took the likeliest vowel, given its own earlier choices
+    CHECK(c.right_probability + c.rival_probability <= 1.0f + 1e-6f);
+  }
+
+  // Another vowel at the first `*`: the decoder reads the same prefix up to there, so the rival
+  // of the vowel put in is greedy's choice, and it leads.
+  std::string other = chosen;
+  other[2] = chosen[2] == 'a' ? 'e' : 'a';
+  const VowelChoice first = vowel_choices(model, task, input, other).front();
+  CHECK(first.right == other[2]);
+  CHECK(first.rival == chosen[2]);
+  CHECK(first.lead() < 0.0f);
+  CHECK(first.rival_probability == Approx(choices.front().right_probability).margin(1e-5));
+
+  CHECK_THROWS_WITH(vowel_choices(model, task, input, "the time traveller sat dawns"),
+                    Contains("with its vowels hidden is not"));
 }
 
 TEST_CASE("evaluation: the results on another text name it and say where the model stands",

@@ -1,8 +1,12 @@
 #include "tfm/decode/evaluation.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
+#include "tfm/core/no_grad.hpp"
 #include "tfm/data/vowel_restoration.hpp"
+#include "tfm/decode/decoding.hpp"
 
 namespace tfm {
 
@@ -93,14 +97,60 @@ VowelEvaluation score_windows(Transformer& model, const VowelTask& task,
 
 }  // namespace
 
+// [vowel choices]
+std::vector<VowelChoice> vowel_choices(Transformer& model, const VowelTask& task,
+                                       const std::string& input, const std::string& expected) {
+  if (mask_vowels(expected) != input)
+    throw std::invalid_argument("vowel_choices: \"" + expected +
+                                "\" with its vowels hidden is not \"" + input + "\"");
+  const std::size_t max_len = model.config().max_len;
+  const TokenIds src = restore_source_ids(task.source_vocabulary(), input, max_len);
+  const TokenIds truth = restore_source_ids(task.target_vocabulary(), expected, max_len);
+  const EvaluationMode evaluation(model);
+  const NoGrad no_grad;
+  const Tensor3 logits = model.forward(src, shifted_right(truth));  // [1, T, tgt_vocab]
+  const std::vector<std::int32_t> vowels = vowel_ids(task.target_vocabulary());
+  std::vector<VowelChoice> choices;
+  for (std::size_t t = 0; t < input.size(); ++t) {
+    if (input[t] != '*') continue;
+    // A softmax over the vowels alone: the other ids cannot be chosen at a `*`.
+    float top = logits(0, t, vowels.front());
+    for (std::int32_t id : vowels) top = std::max(top, logits(0, t, id));
+    std::vector<float> p;
+    float sum = 0.0f;
+    for (std::int32_t id : vowels) sum += p.emplace_back(std::exp(logits(0, t, id) - top));
+    VowelChoice choice;
+    choice.position = t;
+    choice.right = expected[t];
+    for (std::size_t k = 0; k < vowels.size(); ++k) {
+      const char vowel = task.target_vocabulary().symbol(vowels[k])[0];
+      const float probability = p[k] / sum;
+      if (vowel == choice.right) {
+        choice.right_probability = probability;
+      } else if (probability > choice.rival_probability) {
+        choice.rival = vowel;
+        choice.rival_probability = probability;
+      }
+    }
+    choices.push_back(choice);
+  }
+  return choices;
+}
+// [vowel choices]
+
 VowelEvaluation evaluate_vowels(Transformer& model, const VowelTask& task, std::size_t windows,
                                 std::size_t beam) {
   const VowelRestoration& data = task.data();
   VowelEvaluation result =
       score_windows(model, task, data, Split::kHeldOut, held_out_windows(data, windows), beam);
-  for (const ReferenceExample& e : kReferenceExamples)
-    result.sentences.push_back(
-        {e.input, e.reference_output, e.expected, task.restore(model, e.input, beam, true)});
+  for (const ReferenceExample& e : kReferenceExamples) {
+    const std::vector<VowelChoice> choices = vowel_choices(model, task, e.input, e.expected);
+    const VowelChoice closest = *std::min_element(  // every sentence hides a vowel
+        choices.begin(), choices.end(),
+        [](const VowelChoice& a, const VowelChoice& b) { return a.lead() < b.lead(); });
+    result.sentences.push_back({e.input, e.reference_output, e.expected,
+                                task.restore(model, e.input, beam, true), closest});
+  }
   return result;
 }
 

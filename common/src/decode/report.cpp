@@ -1,5 +1,7 @@
 #include "tfm/decode/report.hpp"
 
+#include <algorithm>
+
 #include "tfm/io/format.hpp"
 
 namespace tfm {
@@ -29,6 +31,14 @@ std::string scores_text(const VowelEvaluation& r) {
          (ahead.empty() ? "  - none\n" : ahead);
 }
 
+// The word of `sentence` around `position`, its letter there in brackets: `st[o]rmy`.
+std::string marked_word(const std::string& sentence, std::size_t position) {
+  const std::size_t begin = sentence.rfind(' ', position) + 1;  // npos + 1 = 0: the first word
+  const std::size_t end = std::min(sentence.find(' ', position), sentence.size());
+  return sentence.substr(begin, position - begin) + "[" + sentence[position] + "]" +
+         sentence.substr(position + 1, end - position - 1);
+}
+
 }  // namespace
 
 // [results table]
@@ -41,6 +51,14 @@ std::string results_text(const VowelEvaluation& r) {
   for (const ReferenceSentence& s : r.sentences)
     text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(),
                    s.reference_output.c_str(), s.ours.c_str(), s.correct() ? "(correct)" : "");
+  text +=
+      "\nThe closest call in each sentence: the hidden vowel where the right one leads the least\n"
+      "(probabilities among a, e, i, o, u, the decoder reading the right sentence):\n";
+  for (const ReferenceSentence& s : r.sentences)
+    text += format("  %-32s  %-16s %c %.2f, %c %.2f\n", s.input.c_str(),
+                   marked_word(s.expected, s.closest.position).c_str(), s.closest.right,
+                   static_cast<double>(s.closest.right_probability), s.closest.rival,
+                   static_cast<double>(s.closest.rival_probability));
   return text;
 }
 // [results table]

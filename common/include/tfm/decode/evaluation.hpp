@@ -32,12 +32,32 @@ struct SequenceEvaluation {
 /// each output with its target.
 SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std::size_t beam);
 
+/// The model's choice at one hidden vowel of a sentence whose vowels are known.
+struct VowelChoice {
+  std::size_t position = 0;     ///< index of the `*` in the sentence
+  char right = 0;               ///< the vowel the sentence has there
+  float right_probability = 0;  ///< the model's probability of it, among a, e, i, o, u
+  char rival = 0;               ///< the likeliest other vowel
+  float rival_probability = 0;  ///< its probability
+  /// How far the right vowel leads its rival (negative: greedy decoding picks the rival).
+  float lead() const { return right_probability - rival_probability; }
+};
+
+/// How sure `model` is of each hidden vowel of `expected` (`input` is `expected` with its vowels
+/// hidden as `*`): the decoder reads `expected` itself (teacher forcing), and at each `*` the
+/// logits of the five vowels, the only choices decoding allows there, go through a softmax.
+/// Greedy decoding restores `expected` exactly when the right vowel leads at every `*`.
+/// Throws std::invalid_argument naming the problem when `expected` does not fit `input`.
+std::vector<VowelChoice> vowel_choices(Transformer& model, const VowelTask& task,
+                                       const std::string& input, const std::string& expected);
+
 /// One of reference 002's test inputs, what 002 printed for it, and what this model restores.
 struct ReferenceSentence {
   std::string input;             ///< e.g. `th* t*m* tr*v*ll*r s*t d*wn`
   std::string reference_output;  ///< what reference 002's trained model printed
   std::string expected;          ///< the sentence itself
   std::string ours;              ///< what this model restores
+  VowelChoice closest;           ///< the hidden vowel whose right answer leads the least
   /// Restored exactly?
   bool correct() const { return ours == expected; }
 };
