@@ -154,7 +154,32 @@ TRIALS += long_run("smooth-tm", "time-machine", "the fourth candidate on The Tim
 TINY_SMOOTH_MODEL = ["--set", "dropout=0.1", "--set", "label_smoothing=0.1"]
 TRIALS += long_run("tiny-long", "sherlock", "the default model with the recipe's settings, for longer",
                    "the default model with the recipe's settings", TINY_SMOOTH_MODEL, SMOOTH_STEPS)
+# The recipe under one OpenBLAS kernel set and thread count, on each corpus: its promise should
+# not depend on the machine. Each cell is a run of RECIPE_STEPS with checkpoints, and is run and
+# tested with the environment its command shows. (Haswell's and Zen's kernels give the same bits,
+# and so do 1 and 2 threads; SkylakeX and Cooperlake need a CPU with AVX-512.)
+MATRIX_KERNELS = ("Haswell", "Sandybridge", "SkylakeX", "Cooperlake")
+MATRIX_THREADS = ("1", "2")
+
+
+def recipe_cell(corpus, kernels, threads):
+    run_id = "recipe%s-%s-%st" % ("-tm" if corpus == "time-machine" else "", kernels.lower(), threads)
+    env = {"OPENBLAS_CORETYPE": kernels, "OMP_NUM_THREADS": threads}
+    rows = long_run(run_id, corpus, "the recipe, %s kernels, %s thread(s)" % (kernels, threads),
+                    "the recipe", SMOOTH_MODEL, RECIPE_STEPS)
+    return [dict(r, env=env, cell=(corpus, kernels, threads)) for r in rows]
+
+
+for _corpus in ("sherlock", "time-machine"):
+    for _kernels in MATRIX_KERNELS:
+        for _threads in MATRIX_THREADS:
+            TRIALS += recipe_cell(_corpus, _kernels, _threads)
 BY_ID = {t["id"]: t for t in TRIALS}
+# The fourth candidate's runs are cells too: run on Zen 5, 2 threads, without OPENBLAS_CORETYPE,
+# where OpenBLAS picks its Cooperlake kernels (recipe_pace.tsv records the choice on that CPU).
+BY_ID["smooth"]["cell"] = ("sherlock", "Cooperlake", "2")
+BY_ID["smooth-tm"]["cell"] = ("time-machine", "Cooperlake", "2")
+MATRIX_STEPS = range(8000, RECIPE_STEPS + 1, CHECKPOINT_EVERY)  # the matrix's columns
 
 # The held-out vowels by the kind of word they lie in (what vowel_word_kinds prints): the share of
 # each kind and how many of them the model restores, and its accuracy were every seen word right.
@@ -162,7 +187,7 @@ KINDS = [("seen", "in a word of the training text, whole"), ("unseen", "in a wor
          ("cut", "in a word cut by the window's edge")]
 KIND_COLUMNS = [c for kind, _ in KINDS for c in (kind + "_share", kind)] + ["seen_right"]
 COLUMNS = ["id", "corpus", "command", "steps", "idle_minutes", "wall_minutes", "load", "cpu",
-           "vowels", "characters", "sentences", "test_corpus_vowels",
+           "vowels", "characters", "sentences", "closest", "test_corpus_vowels",
            "base_e", "base_1", "base_2", "base_3", "test_corpus_base_3"] + KIND_COLUMNS + ["source"]
 
 
@@ -178,10 +203,16 @@ def command(trial, exe, time_machine, test_corpus):
     return [exe] + args
 
 
+def environment(trial):
+    """The environment the trial's commands run in: this one, with the trial's own variables."""
+    return dict(os.environ, **trial.get("env", {}))
+
+
 def shown_command(trial):
-    """The command as the page shows it: the program's path in the build tree, short file names."""
+    """The command as the page shows it: its variables, the program's path in the build tree,
+    short file names."""
     cmd = command(trial, "./build/bin/ch11_train_test", "timemachine.txt", TEST_CORPUS)
-    return " ".join(cmd)
+    return " ".join(["%s=%s" % kv for kv in sorted(trial.get("env", {}).items())] + cmd)
 
 
 def steps_of(trial):
@@ -216,6 +247,10 @@ def parse_results(text):
         m = re.search(r"^  %s\s+([0-9.]+)\s+([0-9.]+)\s" % re.escape(label), text, re.M)
         if m:
             row[kind + "_share"], row[kind] = m.group(1), m.group(2)
+    # The closest call of each sentence: the probabilities of the right vowel and of its rival there.
+    closest = re.findall(r"^  \S.*?  \S*\[[a-z]\]\S*\s+[a-z] ([0-9.]+), [a-z] ([0-9.]+)$", held, re.M)
+    if closest:
+        row["closest"] = " ".join("%s/%s" % pair for pair in closest)
     m = re.search(r"the model would\nrestore ([0-9.]+) of the hidden vowels", text)
     if m:
         row["seen_right"] = m.group(1)
@@ -281,7 +316,7 @@ def run_trial(trial, opts, rows):
     start, before = time.time(), children_cpu()
     loads = []
     with open(os.path.join(work, "log.txt"), "w") as log:
-        proc = subprocess.Popen(cmd, cwd=work, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=work, stdout=log, stderr=subprocess.STDOUT, env=environment(trial))
         while proc.poll() is None:
             loads.append(os.getloadavg()[0])
             time.sleep(5)
@@ -305,7 +340,7 @@ def word_kinds(trial, ckpt, opts):
     if trial["corpus"] == "time-machine":
         cmd += ["--corpus", opts["time_machine"] or "timemachine.txt"]
     print("analysing:", " ".join(cmd), flush=True)
-    return "\n" + subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    return "\n" + subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=environment(trial)).stdout
 
 
 def record_children(parent, work, opts, rows, parent_cpu, samples=None):
@@ -343,7 +378,7 @@ def test_checkpoint(trial, ckpt, opts):
     cmd = cmd[:min(cmd.index(a) for a in ("--preset", "--set", "--steps") if a in cmd)] + [
         "--load", ckpt, "--test-corpus", opts["test_corpus"] or TEST_CORPUS]  # its corpus; the model is the checkpoint's
     print("testing:", " ".join(cmd), flush=True)
-    subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL, check=True, env=environment(trial))
     return open(os.path.join(work, "results_vowels.txt")).read() + word_kinds(trial, ckpt, opts)
 
 
@@ -432,7 +467,8 @@ def sources(rows):
 def render(rows):
     out = []
     for corpus in ("sherlock", "time-machine"):
-        mine = [rows[t["id"]] for t in TRIALS if t["id"] in rows and t["corpus"] == corpus]
+        mine = [rows[t["id"]] for t in TRIALS if t["id"] in rows and t["corpus"] == corpus
+                and not (t.get("env") or BY_ID.get(t.get("of", (None,))[0], {}).get("env"))]
         if not mine:
             continue
         out.append("Trained and tested on %s; 500 held-out windows of 40 characters." % CORPUS_NAMES[corpus])
@@ -505,6 +541,31 @@ def render_recipe(rows):
     return "\n".join(out + pace_lines(t)) + "\n"
 
 
+def cell_row(rows, run, step):
+    """The row of `run` (a matrix cell) after `step` steps: the run's own, or its checkpoint's."""
+    return rows.get(run["id"] if step == steps_of(run) else "%s-%d" % (run["id"], step))
+
+
+def render_matrix(rows):
+    """The recipe under each OpenBLAS kernel set and thread count measured: one line per run,
+    grouped by CPU."""
+    runs = [t for t in TRIALS if "cell" in t and cell_row(rows, t, RECIPE_STEPS)]
+    out = ["# the recipe by OpenBLAS kernels and threads: 002's sentences right after each number of steps;",
+           "# at %d steps, the held-out vowels and each sentence's closest call: the probabilities of the" % RECIPE_STEPS,
+           "# right vowel and of its likeliest rival where the right one leads the least (a likelier rival wins)",
+           "%-14s %-11s %7s %s %8s  %s" % ("corpus", "kernels", "threads", " ".join("%5d" % s for s in MATRIX_STEPS),
+                                         "held-out", "closest calls (right/rival)")]
+    for cpu in sorted({cell_row(rows, t, RECIPE_STEPS)["cpu"] for t in runs}):
+        out.append("# %s" % cpu)
+        for t in sorted((t for t in runs if cell_row(rows, t, RECIPE_STEPS)["cpu"] == cpu),
+                        key=lambda t: (t["corpus"] != "sherlock", t["cell"][1:])):
+            last = cell_row(rows, t, RECIPE_STEPS)
+            sentences = " ".join("%5s" % (cell_row(rows, t, s) or {}).get("sentences", "-") for s in MATRIX_STEPS)
+            out.append("%-14s %-11s %7s %s %8s  %s" % (t["corpus"], t["cell"][1], t["cell"][2], sentences,
+                                                     last["vowels"], last.get("closest", "-")))
+    return out + [""]
+
+
 def render_recipe_checks(rows):
     """The lab's record of the recipe: on both corpora, against the goal, and by kind of word."""
     out = []
@@ -529,7 +590,7 @@ def render_recipe_checks(rows):
             out.append("#   (not measured yet)")
         out += pace_lines(t)
         out.append("")
-    return "\n".join(out)
+    return "\n".join(out + render_matrix(rows))
 
 
 def main(argv):
