@@ -202,10 +202,9 @@ tfm::Batch random_windows(const tfm::Config& config, tfm::Rng& rng) {
   return batch;
 }
 
-// A vowel-restoration preset (default `vowels`) with the task's real vocabulary (32 symbols: the
-// four reserved ids, `*`, space and 26 letters).
-tfm::Config vowels_config(const std::string& name = "vowels") {
-  tfm::Config config = tfm::preset(name);
+// A vowel-restoration model (default: the `vowels` preset) with the task's real vocabulary (32
+// symbols: the four reserved ids, `*`, space and 26 letters).
+tfm::Config vowels_config(tfm::Config config = tfm::preset("vowels")) {
   config.src_vocab_size = config.tgt_vocab_size = tfm::vowel_vocabulary().size();
   return config;
 }
@@ -299,15 +298,12 @@ std::vector<JsonObject> profile_json(int steps) {
   return list;
 }
 
-// Training steps of a vowel-restoration model (`preset` with `settings`, each KEY=VALUE), timed
-// inside the library's own loop (tfm::train, the loop chapter 11 runs): forward, loss, backward,
-// the non-finite guard, clipping, Adam. The time of step i is the time between the loop asking for batch i and asking for batch i + 1. With
+// Training steps of a vowel-restoration model, timed inside the library's own loop (tfm::train,
+// the loop chapter 11 runs): forward, loss, backward, the non-finite guard, clipping, Adam. The
+// time of step i is the time between the loop asking for batch i and asking for batch i + 1. With
 // `profiled`, tfm::profile records the timed steps and the JSON holds the breakdown.
-JsonObject train_row(const std::string& preset, const std::vector<std::string>& settings,
-                     int warmup, int steps, std::uint64_t seed, bool profiled) {
-  tfm::Config config = vowels_config(preset);
-  for (const std::string& assignment : settings) config.set(assignment);
-  config.validate();
+JsonObject train_row(const tfm::Config& config, int warmup, int steps, std::uint64_t seed,
+                     bool profiled) {
   tfm::Transformer model(config, seed);
   const tfm::ParameterList params = tfm::parameters_of(model);
   tfm::Adam optimizer(params, tfm::AdamOptions::paper());
@@ -438,11 +434,7 @@ int main(int argc, char** argv) {
         .option("--runs", "N", "timed runs after the warm-up (sgemm, forward, decode)", "5")
         .option("--steps", "N", "timed training steps after the warm-up (train)", "3")
         .option("--warmup", "N", "untimed training steps first (train)", "1")
-        .option("--preset", "NAME",
-                "the model of the training steps: a preset, e.g. vowels, vowels-small or "
-                "vowels-tiny (train)",
-                "vowels")
-        .repeated("--set", "KEY=VALUE", "override one hyper-parameter of that model (train)")
+        .config_options("vowels", "override one hyper-parameter of the trained model (train)")
         .option("--batch", "N", "windows decoded together (decode)", "1")
         .option("--blas-threads", "N", "OpenBLAS's threads for the sgemm row (sgemm)", "1")
         .flag("--profile",
@@ -461,9 +453,10 @@ int main(int argc, char** argv) {
     if (row == "sgemm")
       result = sgemm_row(runs, int(std::max(1LL, cli.integer("--blas-threads"))));
     else if (row == "train")
-      result = train_row(
-          cli.value("--preset"), cli.values("--set"), int(std::max(0LL, cli.integer("--warmup"))),
-          int(std::max(1LL, cli.integer("--steps"))), seed, cli.flag_set("--profile"));
+      result =
+          train_row(vowels_config(tfm::config_from_command_line(cli)),
+                    int(std::max(0LL, cli.integer("--warmup"))),
+                    int(std::max(1LL, cli.integer("--steps"))), seed, cli.flag_set("--profile"));
     else if (row == "forward")
       result = forward_row(runs, seed);
     else if (row == "decode")

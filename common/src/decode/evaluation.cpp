@@ -1,12 +1,12 @@
 #include "tfm/decode/evaluation.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/data/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
+#include "tfm/layers/softmax.hpp"
 
 namespace tfm {
 
@@ -113,18 +113,16 @@ std::vector<VowelChoice> vowel_choices(Transformer& model, const VowelTask& task
   std::vector<VowelChoice> choices;
   for (std::size_t t = 0; t < input.size(); ++t) {
     if (input[t] != '*') continue;
-    // A softmax over the vowels alone: the other ids cannot be chosen at a `*`.
-    float top = logits(0, t, vowels.front());
-    for (std::int32_t id : vowels) top = std::max(top, logits(0, t, id));
-    std::vector<float> p;
-    float sum = 0.0f;
-    for (std::int32_t id : vowels) sum += p.emplace_back(std::exp(logits(0, t, id) - top));
+    // Chapter 05's softmax over the vowels alone: the other ids cannot be chosen at a `*`.
+    std::vector<float> x, p(vowels.size());
+    for (std::int32_t id : vowels) x.push_back(logits(0, t, id));
+    softmax_rows(x.data(), p.data(), 1, x.size());
     VowelChoice choice;
     choice.position = t;
     choice.right = expected[t];
     for (std::size_t k = 0; k < vowels.size(); ++k) {
       const char vowel = task.target_vocabulary().symbol(vowels[k])[0];
-      const float probability = p[k] / sum;
+      const float probability = p[k];
       if (vowel == choice.right) {
         choice.right_probability = probability;
       } else if (probability > choice.rival_probability) {
