@@ -19,6 +19,7 @@ Usage:
                                                   OMP_NUM_THREADS and OPENBLAS_CORETYPE to choose them)
   experiments/vowel_trials.py render                    rewrite the three recorded_*.txt files from trials.tsv
   experiments/vowel_trials.py check                     exit 1 if they are out of date
+                                                  (or if DEFAULT_STEPS is not the program's default)
 
 Options: --keep (record: leave the checkpoint rows already in trials.tsv as they are), --exe PATH
 (default build/bin/ch11_train_test; build/bin/vowel_word_kinds is looked for beside it), --work DIR
@@ -70,7 +71,7 @@ RECIPE_TXT = os.path.join(LAB, "recorded_recipe.txt")  # chapter 11's page: the 
 CHECKS_TXT = os.path.join(LAB, "recorded_recipe_checks.txt")  # the lab's page: on both corpora, by word
 TEST_CORPUS = "/usr/share/gocode/src/github.com/klauspost/compress/testdata/Mark.Twain-Tom.Sawyer.txt"
 TEST_CORPUS_NAME = "The Adventures of Tom Sawyer"
-DEFAULT_STEPS = 5300   # the task's default budget (chapter 11's default run)
+DEFAULT_STEPS = 5300   # the task's default budget (chapter 11's default run); `check` compares
 WINDOW, BATCH = 40, 64  # characters per window; the default batch
 
 # The model of the earlier default run (1,600 steps), of the longer runs and of the recipe.
@@ -213,6 +214,15 @@ def shown_command(trial):
     short file names."""
     cmd = command(trial, "./build/bin/ch11_train_test", "timemachine.txt", TEST_CORPUS)
     return " ".join(["%s=%s" % kv for kv in sorted(trial.get("env", {}).items())] + cmd)
+
+
+def program_default_steps(exe):
+    """The vowels task's default budget as the program's --help states it."""
+    help_text = subprocess.run([exe, "--help"], capture_output=True, text=True).stdout
+    m = re.search(r"vowels (\d+)\)", help_text)
+    if not m:
+        sys.exit("%s --help does not state the vowels task's default steps" % exe)
+    return int(m.group(1))
 
 
 def steps_of(trial):
@@ -670,6 +680,11 @@ def main(argv):
         rows = load_rows()  # as stored: a run or record running at the same time may have added rows
         want = {TXT: render(rows), RECIPE_TXT: render_recipe(rows), CHECKS_TXT: render_recipe_checks(rows)}
         if mode == "check":
+            program_steps = program_default_steps(opts["exe"]) if os.path.exists(opts["exe"]) else None
+            if program_steps not in (None, DEFAULT_STEPS):
+                print("DEFAULT_STEPS is %d here but %d in %s --help: make them agree"
+                      % (DEFAULT_STEPS, program_steps, opts["exe"]))
+                return 1
             stale = [p for p, text in want.items() if not os.path.exists(p) or open(p).read() != text]
             if stale:
                 print("out of date (run experiments/vowel_trials.py render): " + ", ".join(stale))

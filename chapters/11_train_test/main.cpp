@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
 #include <xtensor/xview.hpp>
 
 #include "tfm/decode/decoding.hpp"
@@ -47,7 +48,11 @@ tfm::CommandLine declare_options() {
       .option("--restore", "TEXT", "vowels: restore the vowels of TEXT, e.g. \"th* t*m* m*ch*n*\"")
       .option("--eval-windows", "N", "vowels: held-out windows to test on", "500")
       .flag("--free", "vowels: let the model rewrite the letters it was given too");
-  tfm::RunOptions::declare(cli);
+  tfm::RunOptions::Declared declared;
+  declared.steps = "copy " + std::to_string(tfm::CopyTask::kDefaultSteps) + ", translate " +
+                   std::to_string(tfm::TranslationTask::kDefaultSteps) + ", vowels " +
+                   std::to_string(tfm::VowelTask::kDefaultSteps);
+  tfm::RunOptions::declare(cli, declared);
   return cli;
 }
 

@@ -10,7 +10,7 @@ constexpr std::size_t kSymbols = 10, kLength = 10;  // the Annotated Transformer
 CopyTask::CopyTask()
     : Task("copy", CopySequences(kSymbols, kLength).vocabulary(),
            CopySequences(kSymbols, kLength).vocabulary(), kLength, kLength + 1, preset("toy"),
-           1000),
+           kDefaultSteps),
       data_(kSymbols, kLength) {
   Rng held_out_rng(0x5EED);  // a generator no training run is seeded with
   std::vector<Batch> held_out;

@@ -21,7 +21,7 @@ namespace tfm {
 void RunOptions::declare(CommandLine& cli, const Declared& declared) {
   cli.config_options(
          "", "override one hyper-parameter (see ch01_params --help); default: " + declared.model)
-      .option("--steps", "N", "train for N steps (default: the task's budget)")
+      .option("--steps", "N", "train for N steps (default: " + declared.steps + ")")
       .option("--minutes", "M", "train for at most M minutes")
       .option("--seed", "N",
               "seed of the weights, the dropout masks and the batches (default: 1, or the "

@@ -6,7 +6,7 @@ namespace tfm {
 
 TranslationTask::TranslationTask()
     : Task("translate", ToyTranslation().source_vocabulary(), ToyTranslation().target_vocabulary(),
-           ToyTranslation().src_len(), ToyTranslation().tgt_len(), preset("toy"), 100) {
+           ToyTranslation().src_len(), ToyTranslation().tgt_len(), preset("toy"), kDefaultSteps) {
   set_held_out({data_.all()});
 }
 

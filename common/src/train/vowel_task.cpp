@@ -28,7 +28,7 @@ VowelTask::VowelTask(const std::string& corpus)
 
 VowelTask::VowelTask(std::shared_ptr<const VowelRestoration> data)
     : Task("vowels", data->vocabulary(), data->vocabulary(), data->options().window,
-           data->options().window, preset("vowels-tiny"), 5300),
+           data->options().window, preset("vowels-tiny"), kDefaultSteps),
       data_(std::move(data)) {
   set_held_out(held_out_batches(*data_));
 }

@@ -15,6 +15,9 @@ namespace tfm {
 /// Learn to copy sequences of 10 symbols drawn from 10: the Annotated Transformer's first example.
 class CopyTask : public Task {
  public:
+  /// The default training budget, in steps.
+  static constexpr std::size_t kDefaultSteps = 1000;
+
   /// Its held-out batches come from a generator no training run is seeded with.
   CopyTask();
 

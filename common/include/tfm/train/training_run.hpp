@@ -41,15 +41,17 @@ struct RunOptions {
 
   /// What a program may change of the options' declarations.
   struct Declared {
-    std::string model = "the task's model";  ///< what --set changes, in its help
-    std::size_t beam = 1;                    ///< --beam's default
-    bool heat_map = true;                    ///< declare --layer and --head
+    std::string model = "the task's model";   ///< what --set changes, in its help
+    std::size_t beam = 1;                     ///< --beam's default
+    bool heat_map = true;                     ///< declare --layer and --head
+    std::string steps = "the task's budget";  ///< --steps' default, in its help
   };
   /// Declares the options on `cli`: --preset and --set (the model), --steps, --minutes, --seed,
   /// --save, --save-every, --load, --average, --beam, --eval-every, and (`heat_map`) --layer and
   /// --head.
   static void declare(CommandLine& cli, const Declared& declared);
-  /// The same with every default: the task's model, greedy decoding, the heat-map options.
+  /// The same with every default: the task's model and budget, greedy decoding, the heat-map
+  /// options.
   static void declare(CommandLine& cli) { declare(cli, Declared{}); }
   /// Reads them back; throws UsageError naming the option for a value out of range or options
   /// that contradict each other (--load with --average, --average with a budget, ...), and

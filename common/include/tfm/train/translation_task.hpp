@@ -1,6 +1,6 @@
 /// \file translation_task.hpp
 /// \brief Chapter 11: reference 001's toy translation as a tfm::Task — its two German -> English
-/// sentence pairs (tfm::ToyTranslation), the `toy` model, 100 steps.
+/// sentence pairs (tfm::ToyTranslation), the `toy` model, 100 steps (kDefaultSteps).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,9 @@ namespace tfm {
 /// both pairs (there is nothing else to hold out).
 class TranslationTask : public Task {
  public:
+  /// The default training budget, in steps.
+  static constexpr std::size_t kDefaultSteps = 100;
+
   TranslationTask();
 
   /// Both pairs, whatever the index, size and seed.

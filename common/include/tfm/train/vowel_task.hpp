@@ -18,6 +18,9 @@ namespace tfm {
 /// the decoder writes the window back.
 class VowelTask : public Task {
  public:
+  /// The default training budget, in steps (chapter 11's default run).
+  static constexpr std::size_t kDefaultSteps = 5300;
+
   /// The windows of `corpus` (any text file; VowelRestoration::from_file says what it refuses).
   /// The held-out loss reads up to 512 held-out windows, 128 per batch.
   explicit VowelTask(const std::string& corpus = kDefaultCorpusPath);
