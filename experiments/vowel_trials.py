@@ -536,13 +536,20 @@ def standing(r):
             "above the 2-letter rule, below the 3-letter one" if above2 else "below the 2- and 3-letter rules")
 
 
+def trained_on(t, r):
+    """Where a recipe row was trained: the CPU, and its run's kernels and threads."""
+    kernels, threads = BY_ID[t["of"][0]]["cell"][1:]
+    return "#   -> trained on %s, OpenBLAS %s kernels, %s threads:" % (r["cpu"], kernels, threads)
+
+
 def render_recipe(rows):
     """Chapter 11's record of its one longer recipe: the command, what it reached, its time."""
     t = BY_ID[RECIPE_IDS[0]]
     out = ["# the longer recipe, on %s" % CORPUS_NAMES[t["corpus"]], shown_command(t)]
     r = rows.get(t["id"])
     if r:
-        out.append("#   -> held-out vowel accuracy %s (%s), reference 002's sentences %s right"
+        out.append(trained_on(t, r))
+        out.append("#      held-out vowel accuracy %s (%s), reference 002's sentences %s right"
                    % (r["vowels"], standing(r), r["sentences"]))
         out.append("#      %s on %s, a text it never saw (3-letter rule there: %s)"
                    % (r["test_corpus_vowels"], TEST_CORPUS_NAME, r["test_corpus_base_3"]))
@@ -587,7 +594,8 @@ def render_recipe_checks(rows):
         r = rows.get(tid)
         if r:
             accuracy = float(r["vowels"])
-            out.append("#   -> held-out vowel accuracy %s (%s the goal of %.2f; %s), reference 002's "
+            out.append(trained_on(t, r))
+            out.append("#      held-out vowel accuracy %s (%s the goal of %.2f; %s), reference 002's "
                        "sentences %s right" % (r["vowels"], "reaches" if accuracy >= GOAL else "short of",
                                                 GOAL, standing(r), r["sentences"]))
             out.append("#      %s on %s (3-letter rule there: %s)" % (r["test_corpus_vowels"], TEST_CORPUS_NAME,
