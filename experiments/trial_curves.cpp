@@ -1,5 +1,7 @@
 // The lab's trials as learning curves: held-out vowel accuracy against steps, one line per run
 // that recorded several checkpoints, the 2- and 3-letter rules as flat lines; one chart per corpus.
+// The recipe's runs under other kernels (their command starts with "OPENBLAS_CORETYPE=..." and
+// the like) are left out: they are one recipe's paths, and the lab tables them on their own.
 //
 //   ./build/bin/trial_curves --trials experiments/trials.tsv    (writes trials_<corpus>.svg here)
 //
@@ -22,6 +24,7 @@ namespace {
 struct Trial {
   std::string run, corpus;
   double steps = 0, vowels = 0, rule2 = 0, rule3 = 0;
+  bool own_environment = false;  // run as "NAME=value ... ./build/bin/ch11_train_test ..."
 };
 
 std::vector<std::string> split_tabs(const std::string& line) {
@@ -42,19 +45,31 @@ std::vector<Trial> read_trials(const std::string& path) {
     if (at == header.end()) throw std::runtime_error("'" + path + "' has no column '" + name + "'");
     return static_cast<std::size_t>(at - header.begin());
   };
-  const std::size_t id = column("id"), corpus = column("corpus"), steps = column("steps"),
-                    vowels = column("vowels"), rule2 = column("base_2"), rule3 = column("base_3");
+  const std::size_t id = column("id"), corpus = column("corpus"), command = column("command"),
+                    steps = column("steps"), vowels = column("vowels"), rule2 = column("base_2"),
+                    rule3 = column("base_3");
   std::vector<Trial> trials;
   for (int number = 2; std::getline(in, line); ++number) {
     const std::vector<std::string> f = split_tabs(line);
+    if (f.size() < header.size())
+      throw std::runtime_error("'" + path + "', line " + std::to_string(number) + " has " +
+                               std::to_string(f.size()) + " columns; the header has " +
+                               std::to_string(header.size()));
     const auto value = [&](std::size_t i) {
-      const auto v = i < f.size() ? tfm::parse_number<double>(f[i]) : std::nullopt;
+      const auto v = tfm::parse_number<double>(f[i]);
       if (!v)
         throw std::runtime_error("'" + path + "', line " + std::to_string(number) + ": column " +
                                  header[i] + " is not a number");
       return *v;
     };
-    Trial t{f[id], f[corpus], value(steps), value(vowels), value(rule2), value(rule3)};
+    const std::string first_word = f[command].substr(0, f[command].find(' '));
+    Trial t{f[id],
+            f[corpus],
+            value(steps),
+            value(vowels),
+            value(rule2),
+            value(rule3),
+            first_word.find('=') != std::string::npos};
     const std::string suffix = "-" + f[steps];
     if (t.run.size() > suffix.size() &&
         t.run.compare(t.run.size() - suffix.size(), suffix.size(), suffix) == 0)
@@ -75,14 +90,20 @@ int main(int argc, char** argv) {
     if (!cli.given("--trials")) throw tfm::UsageError("--trials FILE is needed");
     const std::vector<Trial> trials = read_trials(cli.value("--trials"));
     std::map<std::string, std::map<std::string, std::vector<const Trial*>>> runs;  // corpus -> run
-    for (const Trial& t : trials) runs[t.corpus][t.run].push_back(&t);
-    const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+    for (const Trial& t : trials)
+      if (!t.own_environment) runs[t.corpus][t.run].push_back(&t);
+    const std::vector<std::string> colours = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                              "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
     for (const auto& [corpus, by_run] : runs) {
       std::vector<tfm::ChartSeries> series;
       double last_step = 0;
       for (const auto& [run, points] : by_run) {
         if (points.size() < 3) continue;  // a single trial is a row of the table, not a curve
-        tfm::ChartSeries s{run, {}, {}, colours[series.size() % 6]};
+        if (series.size() == colours.size())
+          throw std::runtime_error("'" + cli.value("--trials") + "' has more than " +
+                                   std::to_string(colours.size()) + " curves on " + corpus +
+                                   ": two would share a colour (add one to trial_curves.cpp)");
+        tfm::ChartSeries s{run, {}, {}, colours[series.size()]};
         std::vector<const Trial*> sorted = points;
         std::sort(sorted.begin(), sorted.end(),
                   [](auto* a, auto* b) { return a->steps < b->steps; });

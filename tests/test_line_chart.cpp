@@ -143,6 +143,21 @@ TEST_CASE("line chart: one polyline per series inside the plot, a legend and tit
   CHECK(y_tick_labels(svg).size() >= 3);
 }
 
+TEST_CASE("line chart: the picture widens so that a long legend name fits", "[line_chart]") {
+  const auto picture_width = [](const std::string& svg) {
+    const std::size_t at = svg.find("width=\"") + 7;
+    return std::stod(svg.substr(at, svg.find('"', at) - at));
+  };
+  const std::string name = "recipe-tm-sandybridge-1t, 2 threads";
+  const std::string short_svg = chart_text({series("train", {1, 2}, {2.0, 1.0})}, {});
+  const std::string long_svg = chart_text({series(name, {1, 2}, {2.0, 1.0})}, {});
+  CHECK(picture_width(short_svg) == Approx(720.0));
+  // The name starts 42 px right of the plot (x 612) and needs about 7 px a character.
+  CHECK(picture_width(long_svg) >= 612.0 + 7.0 * static_cast<double>(name.size()));
+  // The plot itself keeps its place and size.
+  CHECK(polylines(long_svg) == polylines(short_svg));
+}
+
 TEST_CASE("line chart: a log axis puts ticks at 1, 2 and 5 times powers of ten", "[line_chart]") {
   const std::string svg =
       chart_text({series("loss", {0, 10, 20, 30}, {10, 1, 0.1, 0.01})}, {"", "step", "loss", true});

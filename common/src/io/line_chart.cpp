@@ -67,8 +67,12 @@ void write_line_chart_svg(const std::string& path, const std::vector<ChartSeries
   y_min -= pad;
   y_max += pad;
 
-  const double width = 720, height = 420, left = 70, right = 150, top = 40, bottom = 50;
-  const double plot_w = width - left - right, plot_h = height - top - bottom;
+  // The legend's column is as wide as its longest name needs (about 7 px a character at 12 px).
+  std::size_t longest_name = 0;
+  for (const ChartSeries& s : series) longest_name = std::max(longest_name, s.name.size());
+  const double left = 70, top = 40, bottom = 50, plot_w = 500, plot_h = 330;
+  const double right = std::max(150.0, 42 + 7.0 * static_cast<double>(longest_name) + 8);
+  const double width = left + plot_w + right, height = top + plot_h + bottom;
   auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
   auto sy = [&](double y) { return top + (1 - (y - y_min) / (y_max - y_min)) * plot_h; };
 
