@@ -4,13 +4,7 @@
 # was never stopped).
 #
 #   stop_and_resume_test.sh CH11_EXECUTABLE WORK_DIR
-set -euo pipefail
-exe=$1
-work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-fail() { echo "FAIL: $*" >&2; for f in run.out run.err; do echo "--- $f" >&2; tail -20 "$f" >&2 || true; done; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/work_dir.sh"
 
 # A budget far too long to finish; SIGINT once the step-5 checkpoint shows that training runs.
 "$exe" --task copy --steps 1000000 --eval-every 0 --save stopped --save-every 5 >run.out 2>run.err &

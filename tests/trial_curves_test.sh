@@ -4,13 +4,7 @@
 # than colours, is an error that says so.
 #
 #   trial_curves_test.sh TRIAL_CURVES_EXECUTABLE WORK_DIR
-set -euo pipefail
-exe=$1
-work=$2
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-fail() { echo "FAIL: $*" >&2; cat run.out run.err >&2 || true; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/work_dir.sh"
 
 header=$'id\tcorpus\tcommand\tsteps\tvowels\tbase_2\tbase_3'
 run() {  # run ID COMMAND: three checkpoint rows of a run on sherlock
