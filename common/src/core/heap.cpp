@@ -1,5 +1,9 @@
 #include "tfm/core/heap.hpp"
 
+// Any C library header defines __GLIBC__ on glibc; without one the test below is always false and
+// the function does nothing.
+#include <cstdlib>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
