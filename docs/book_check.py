@@ -547,9 +547,38 @@ def rule_numbers_from_the_run(bk):
     return problems
 
 
+# A marker pair `// [tag]` in the code exists only for a page to quote it.
+MARKER = re.compile(r"^\s*// \[([^\]]+)\]\s*$", re.M)
+
+
+def rule_markers_quoted(bk):
+    """Every `// [tag]` marker in the example files is quoted by some page: an unquoted one is a
+    leftover that tells the reader of the code nothing."""
+    quoted = set()
+    for source in bk.readers.values():
+        for line in book.read(source).split("\n"):
+            m = book.SNIPPET.match(line)
+            path = m and book.resolve_example(bk.cfg, m.group(2))
+            if path:
+                quoted.add((os.path.realpath(path), m.group(3)))
+    problems = []
+    for root in bk.cfg["example_roots"]:
+        for dirpath, _, files in os.walk(root):
+            for f in sorted(files):
+                if not f.endswith((".cpp", ".hpp")):
+                    continue
+                path = os.path.join(dirpath, f)
+                for tag in sorted(set(MARKER.findall(book.read(path)))):
+                    if (os.path.realpath(path), tag) not in quoted:
+                        problems.append("%s: the marker [%s] is quoted by no page; quote it or "
+                                        "remove it" % (os.path.relpath(path, bk.cfg["source_dir"]),
+                                                       tag))
+    return problems
+
+
 RULES = [rule_mathjax_copied, rule_output_as_text, rule_markup_and_links, rule_chapters_complete,
          rule_svg_view_box, rule_figures_fit, rule_output_lines, rule_no_author_notes,
-         rule_no_empty_sections, rule_try_it, rule_numbers_from_the_run]
+         rule_no_empty_sections, rule_try_it, rule_numbers_from_the_run, rule_markers_quoted]
 
 
 def check(cfg, rules=None):

@@ -120,6 +120,13 @@ class BookCheck(unittest.TestCase):
         for w in words:
             self.assertIn(w, joined)
 
+    def test_a_code_marker_no_page_quotes(self):
+        main = os.path.join(self.root, "src", "chapters", "01_example", "main.cpp")
+        self.write(main, "// [run]\nint main() { return 0; }\n// [run]\n")
+        self.assert_fails("chapters/01_example/main.cpp: the marker [run] is quoted by no page")
+        self.write(self.page, book.read(self.page) + "\n\\snippet 01_example/main.cpp run\n")
+        self.assertEqual(self.problems(), [])
+
     def test_a_book_without_defects_passes(self):
         self.assertEqual(self.problems(), [])
 

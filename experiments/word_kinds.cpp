@@ -96,7 +96,6 @@ double WordKindScore::accuracy_with_seen_words_right() const {
   return ratio(right, total());
 }
 
-// [analyse word kinds]
 WordKindAnalysis analyse_word_kinds(tfm::Transformer& model, const tfm::VowelTask& task,
                                     std::size_t windows, std::size_t beam) {
   const tfm::VowelRestoration& data = task.data();
@@ -129,7 +128,6 @@ WordKindAnalysis analyse_word_kinds(tfm::Transformer& model, const tfm::VowelTas
   }
   return result;
 }
-// [analyse word kinds]
 
 std::string word_kinds_text(const WordKindAnalysis& r) {
   using tfm::format;

@@ -6,7 +6,6 @@
 
 namespace pronounce {
 
-// [evaluate pronunciations]
 PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model,
                                                 const PronunciationTask& task, std::size_t words,
                                                 const std::vector<std::size_t>& beams,
@@ -74,6 +73,5 @@ PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model,
   }
   return result;
 }
-// [evaluate pronunciations]
 
 }  // namespace pronounce

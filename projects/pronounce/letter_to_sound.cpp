@@ -94,7 +94,6 @@ bool feature_offset(const std::string& feature, int& offset) {
 
 }  // namespace
 
-// [lts parse]
 LetterToSound LetterToSound::parse(const std::string& text, const std::string& name) {
   Reader reader(text, name);
   LetterToSound lts;
@@ -162,13 +161,11 @@ LetterToSound LetterToSound::parse(const std::string& text, const std::string& n
   if (lts.roots_.empty()) throw std::invalid_argument(name + ": the rules are empty");
   return lts;
 }
-// [lts parse]
 
 LetterToSound LetterToSound::from_file(const std::string& path) {
   return parse(tfm::read_text_file(path, "letter-to-sound rules"), path);
 }
 
-// [lts pronounce]
 std::vector<std::string> LetterToSound::pronounce(const std::string& word) const {
   std::vector<std::string> letters = {"#"};
   for (char c : word) {
@@ -196,6 +193,5 @@ std::vector<std::string> LetterToSound::pronounce(const std::string& word) const
   }
   return phones;
 }
-// [lts pronounce]
 
 }  // namespace pronounce

@@ -84,7 +84,6 @@ std::string stressless_phoneme(const std::string& phone) {
   return p;
 }
 
-// [read lexicon]
 std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text,
                                                    const std::string& name) {
   std::map<std::string, std::vector<std::vector<std::string>>> entries;
@@ -150,7 +149,6 @@ std::vector<DictionaryWord> parse_festival_lexicon(const std::string& text,
   for (auto& [word, pronunciations] : entries) words.push_back({word, std::move(pronunciations)});
   return words;
 }
-// [read lexicon]
 
 std::vector<DictionaryWord> read_festival_lexicon(const std::string& path) {
   return parse_festival_lexicon(tfm::read_text_file(path, "dictionary"), path);

@@ -96,7 +96,6 @@ std::string PronunciationData::summary() const {
          std::to_string(max_phonemes_) + " phonemes\n";
 }
 
-// [pair batch]
 Batch PronunciationData::pair_batch(
     const std::vector<std::pair<const DictionaryWord*, std::size_t>>& pairs) const {
   std::size_t src_len = 1, tgt_len = 1;
@@ -125,7 +124,6 @@ Batch PronunciationData::pair_batch(
   }
   return batch;
 }
-// [pair batch]
 
 Batch PronunciationData::batch(WordSplit split, std::size_t first, std::size_t count) const {
   const auto& part = words(split);

@@ -33,7 +33,6 @@ Words words_of(const std::string& text) {
 
 }  // namespace
 
-// [word by word]
 WordByWord WordByWord::learn(const std::vector<TextPair>& pairs, int rounds) {
   // Word ids; source id 0 is NULL, the empty word every target word may come from.
   std::unordered_map<std::string, std::int32_t> source_ids{{"", 0}}, target_ids;
@@ -120,7 +119,6 @@ WordByWord WordByWord::learn(const std::vector<TextPair>& pairs, int rounds) {
   }
   return model;
 }
-// [word by word]
 
 std::string WordByWord::translate_word(const std::string& word) const {
   const auto it = table_.find(word);

@@ -176,7 +176,6 @@ void Bpe::rebuild_index() {
   cache_.clear();
 }
 
-// [bpe encode]
 std::vector<std::string> Bpe::encode_word(const std::string& word) const {
   if (const auto hit = cache_.find(word); hit != cache_.end()) return hit->second;
   std::vector<std::string> pieces;
@@ -211,7 +210,6 @@ std::vector<std::string> Bpe::encode(const std::string& text) const {
     for (std::string& piece : encode_word(word)) pieces.push_back(std::move(piece));
   return pieces;
 }
-// [bpe encode]
 
 std::string Bpe::decode(const std::vector<std::string>& pieces) {
   std::string joined;

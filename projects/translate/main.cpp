@@ -294,7 +294,6 @@ int main(int argc, char** argv) {
     const Options o = read_options(cli);
     const auto start = std::chrono::steady_clock::now();
 
-    // [data]
     const ParallelReading reading = read_parallel(spanish_bible(), english_bible());
     const AlignedVerses aligned = align_verses(reading.verses);
     std::cout << aligned.report.summary() << "\n";
@@ -316,7 +315,6 @@ int main(int argc, char** argv) {
     }
     const TranslationData& data = *loaded_data;
     std::cout << data.summary() << "\n";
-    // [data]
 
     if (!o.export_test_set.empty()) {  // for tests/fixtures/make_bleu_fixtures.py
       std::vector<TextPair> train;
@@ -343,7 +341,6 @@ int main(int argc, char** argv) {
         config.preset.c_str(), config.d_model, config.n_heads, config.n_encoder_layers,
         config.n_decoder_layers, config.d_ff, params.count(), direction_name(o.direction));
 
-    // [train]
     tfm::TrainingOptions training = tfm::TrainingOptions::from_config(config);
     const bool use_default = !o.run.steps && !o.run.minutes && o.run.load.empty() &&
                              o.run.average.empty() && o.translate.empty();
@@ -373,7 +370,6 @@ int main(int argc, char** argv) {
       trained = tfm::summary(history);
       std::cout << trained;
     }
-    // [train]
     // The save comes first: no optional output below can cost the model.
     tfm::save_trained_model("translate", o.run.save, history.stopped, header, params,
                             o.run.average.empty() ? &optimizer : nullptr, std::cout);
@@ -384,7 +380,6 @@ int main(int argc, char** argv) {
       std::cout << "wrote loss_curve_translate.svg\n";
 
     const DecodingChoice beam{o.run.beam, o.alpha, 32}, greedy{1, 0.0f, 32};
-    // [translate]
     if (!o.translate.empty()) {
       for (const std::string& text : o.translate) {
         const std::vector<std::string> unknown = data.tokenizer().unknown_characters(text);
@@ -398,9 +393,7 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    // [translate]
 
-    // [test]
     std::cout << "\nTesting: "
               << (o.run.beam > 1 ? "beam search, K = " + std::to_string(o.run.beam) +
                                        ", alpha = " + std::to_string(o.alpha).substr(0, 4)
@@ -463,7 +456,6 @@ int main(int argc, char** argv) {
     }
     if (tfm::write_side_output([&] { tfm::write_text_file("translations_test.tsv", tsv.str()); }))
       std::cout << "wrote translations_test.tsv\n";
-    // [test]
     // The heat map: the book's first verse, as the model translated it (beam search).
     const Scored& book = scored.back();
     if (!book.verses.empty())

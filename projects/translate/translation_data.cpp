@@ -161,7 +161,6 @@ tfm::Batch TranslationData::training_batch(std::size_t index, std::size_t batch_
 }
 // [length-bucketed batches]
 
-// [pair batch]
 tfm::Batch TranslationData::batch(Part part, const std::vector<std::size_t>& indices) const {
   const auto& all = pairs(part);
   std::size_t src_len = 1, tgt_len = 1;
@@ -186,7 +185,6 @@ tfm::Batch TranslationData::batch(Part part, const std::vector<std::size_t>& ind
   }
   return b;
 }
-// [pair batch]
 
 std::vector<tfm::Batch> TranslationData::batches(Part part, std::size_t batch_tokens) const {
   const auto& all = pairs(part);

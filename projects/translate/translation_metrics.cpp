@@ -97,7 +97,6 @@ std::string rstrip(const std::string& s) {
 
 }  // namespace
 
-// [tokenize 13a]
 std::vector<std::string> tokenize_13a(const std::string& input) {
   std::string line = replace_all(input, "<skipped>", "");
   line = replace_all(line, "-\n", "");
@@ -148,7 +147,6 @@ std::vector<std::string> tokenize_13a(const std::string& input) {
   }
   return split_whitespace(out);
 }
-// [tokenize 13a]
 
 BleuStatistics& BleuStatistics::operator+=(const BleuStatistics& other) {
   for (std::size_t n = 0; n < 4; ++n) {
@@ -160,7 +158,6 @@ BleuStatistics& BleuStatistics::operator+=(const BleuStatistics& other) {
   return *this;
 }
 
-// [bleu statistics]
 BleuStatistics bleu_statistics(const std::vector<std::string>& output,
                                const std::vector<std::string>& reference) {
   BleuStatistics s;
@@ -183,7 +180,6 @@ BleuStatistics bleu_statistics(const std::vector<std::string>& output,
   }
   return s;
 }
-// [bleu statistics]
 
 // [bleu score]
 BleuScore bleu_score(const BleuStatistics& s, BleuSmoothing smoothing) {
@@ -234,7 +230,6 @@ BleuScore corpus_bleu(const std::vector<std::string>& outputs,
   return bleu_score(total, smoothing);
 }
 
-// [chrf]
 double corpus_chrf(const std::vector<std::string>& outputs,
                    const std::vector<std::string>& references) {
   require_same_size(outputs, references, "corpus_chrf");
@@ -287,6 +282,5 @@ double corpus_chrf(const std::vector<std::string>& outputs,
   if (precision + recall == 0.0) return 0.0;
   return 100.0 * (1.0 + kBetaSquared) * precision * recall / (kBetaSquared * precision + recall);
 }
-// [chrf]
 
 }  // namespace translate

@@ -211,7 +211,6 @@ TokenIds restore_source_ids(const Vocabulary& vocabulary, const std::string& tex
   return row;
 }
 
-// [vowel forcing]
 TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
                        const Vocabulary& target_vocabulary) {
   // src [B, S] (vowels hidden as '*') -> forced [B, S]
@@ -226,7 +225,6 @@ TokenIds vowel_forcing(const TokenIds& src, const Vocabulary& source_vocabulary,
   }
   return forced;
 }
-// [vowel forcing]
 
 std::vector<std::int32_t> vowel_ids(const Vocabulary& vocabulary) {
   std::vector<std::int32_t> ids;

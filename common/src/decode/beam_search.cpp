@@ -56,11 +56,9 @@ Hypothesis make_hypothesis(std::vector<std::int32_t> tokens, float log_prob, boo
 
 }  // namespace
 
-// [length penalty]
 float length_penalty(std::size_t length, float alpha) {
   return std::pow((5.0f + static_cast<float>(length)) / 6.0f, alpha);
 }
-// [length penalty]
 
 TokenIds BeamResult::best_tokens() const {
   // -> [B, longest best hypothesis], padded with <pad>
@@ -93,7 +91,6 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
   EvaluationMode evaluation(model);
   trace::Scope scope("beam search, K = " + std::to_string(K));
 
-  // [beam setup]
   // Beams are the batch axis: row b * K + k is beam k of source b. The source is encoded once,
   // then each row copied K times.
   IncrementalDecoder decoder(model, src, options.cached);
@@ -108,7 +105,6 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
   std::vector<bool> done(B, false);
   TokenIds last = TokenIds::from_shape({B * K, 1});
   last.fill(kBosId);
-  // [beam setup]
 
   std::vector<float> log_probs(V);
   // The trace shows step 0; the other steps only repeat it. restore_trace puts back the
@@ -131,7 +127,6 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
 
     for (std::size_t b = 0; b < B; ++b) {
       if (done[b]) continue;
-      // [beam candidates]
       // Every allowed one-token extension of every live beam of this source.
       std::vector<Candidate> candidates;
       for (std::size_t r = b * K; r < (b + 1) * K; ++r) {
@@ -152,9 +147,7 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
       // Each beam has at most one <eos> extension, so K live ones are among the best 2K.
       const std::size_t ranked = std::min(candidates.size(), 2 * K);
       std::partial_sort(candidates.begin(), candidates.begin() + ranked, candidates.end(), better);
-      // [beam candidates]
 
-      // [beam select]
       // Walk down the ranking: <eos> among the K best finishes a hypothesis; anything else
       // becomes a live beam until K are kept.
       std::size_t live = 0;
@@ -175,7 +168,6 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
       }
       // K finished hypotheses end the search for this source (GNMT-style early stop).
       if (finished[b].size() >= K || live == 0) done[b] = true;
-      // [beam select]
     }
     beams = std::move(next);
     decoder.select_rows(parents);
@@ -183,7 +175,6 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
   }
   trace::set_enabled(tracing);
 
-  // [beam result]
   // Live beams of a source that is not done ran out of steps: they are hypotheses too.
   BeamResult result;
   result.hypotheses.resize(B);
@@ -199,7 +190,6 @@ BeamResult beam_search(Transformer& model, const TokenIds& src, const BeamOption
     if (hypotheses.size() > K) hypotheses.resize(K);
     result.hypotheses[b] = std::move(hypotheses);
   }
-  // [beam result]
   if (trace::enabled())
     traced(result.best_tokens(), "best hypothesis of every source", "tokens", "batch, steps");
   return result;

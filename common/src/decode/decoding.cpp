@@ -75,7 +75,6 @@ std::size_t check_decode_options(const Transformer& model, const TokenIds& src,
   return steps;
 }
 
-// [greedy decode]
 DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const DecodeOptions& options) {
   // src [B, S] -> tokens [B, steps], logits [B, steps, V]
   const std::size_t max_steps = check_decode_options(model, src, options, "greedy_decode");
@@ -136,7 +135,6 @@ DecodeResult greedy_decode(Transformer& model, const TokenIds& src, const Decode
   traced(result.tokens, "generated tokens", "tokens", "batch, steps");
   return result;
 }
-// [greedy decode]
 
 TokenIds shifted_right(const TokenIds& tokens) {
   // tokens [B, T] -> tgt_in [B, T]: <bos> y0 ... y(T-2)

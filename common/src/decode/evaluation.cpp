@@ -59,7 +59,6 @@ std::vector<VowelBaseline> fitted_baselines(const std::string& train_text) {
   return rules;
 }
 
-// [evaluate vowels]
 // The windows `chosen` of part `split` of `data` (the task's text, or another one), restored
 // by the model (both decodings) and by every rule, 64 windows at a time.
 VowelEvaluation score_windows(Transformer& model, const VowelTask& task,
@@ -93,11 +92,9 @@ VowelEvaluation score_windows(Transformer& model, const VowelTask& task,
   }
   return result;
 }
-// [evaluate vowels]
 
 }  // namespace
 
-// [vowel choices]
 std::vector<VowelChoice> vowel_choices(Transformer& model, const VowelTask& task,
                                        const std::string& input, const std::string& expected) {
   if (mask_vowels(expected) != input)
@@ -134,7 +131,6 @@ std::vector<VowelChoice> vowel_choices(Transformer& model, const VowelTask& task
   }
   return choices;
 }
-// [vowel choices]
 
 VowelEvaluation evaluate_vowels(Transformer& model, const VowelTask& task, std::size_t windows,
                                 std::size_t beam) {

@@ -65,7 +65,6 @@ Tensor4 append_positions(const Tensor4& cached, const Tensor4& fresh, const char
 
 }  // namespace
 
-// [kv cache]
 void KeyValueCache::append(const Tensor4& new_keys, const Tensor4& new_values) {
   // keys [B, H, L, d_k] + new_keys [B, H, n, d_k] -> [B, H, L + n, d_k]; values likewise.
   // Growing by one copy per step keeps the layout ScaledDotProductAttention reads. (A
@@ -77,7 +76,6 @@ void KeyValueCache::append(const Tensor4& new_keys, const Tensor4& new_values) {
   keys = append_positions(keys, new_keys, "new keys");
   values = append_positions(values, new_values, "new values");
 }
-// [kv cache]
 
 void KeyValueCache::select_rows(const std::vector<std::size_t>& rows) {
   keys = select_batch_rows(keys, rows, "KeyValueCache");
@@ -92,7 +90,6 @@ void DecoderCache::select_rows(const std::vector<std::size_t>& rows) {
   tokens = select_batch_rows(tokens, rows, "DecoderCache");
 }
 
-// [cached attention]
 Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input,
                          const Tensor3* new_memory, KeyValueCache& cache, const Mask* mask) {
   // query_input [B, 1, d_model], new_memory [B, n, d_model] or none,
@@ -130,9 +127,7 @@ Tensor3 cached_attention(MultiHeadAttention& mha, const Tensor3& query_input,
   return traced(mha.w_o.forward(concat_heads(context)), "concat heads, output projection", "output",
                 "batch, len_q, d_model");
 }
-// [cached attention]
 
-// [decoder layer step]
 Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory,
                              const Mask* self_mask, const Mask* cross_mask,
                              DecoderLayerCache& cache) {
@@ -163,7 +158,6 @@ Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor
   }
   return layer.norm3.forward(h2, std::move(transformed));
 }
-// [decoder layer step]
 
 // [cached decoder]
 Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position,
@@ -205,7 +199,6 @@ Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t posit
 }
 // [cached decoder]
 
-// [transformer step]
 Tensor3 encode(Transformer& model, const TokenIds& src) {
   // src [B, S] -> memory [B, S, d_model]
   NoGrad no_grad;
@@ -245,7 +238,6 @@ Tensor3 next_token_logits(Transformer& model, const TokenIds& src, const Tensor3
   traced_transformer(logits, "project to the vocabulary", "logits", "batch, 1, tgt_vocab");
   return logits;
 }
-// [transformer step]
 
 IncrementalDecoder::IncrementalDecoder(Transformer& model, const TokenIds& src, bool cached)
     : model_(model), cached_(cached), src_(src) {
@@ -255,7 +247,6 @@ IncrementalDecoder::IncrementalDecoder(Transformer& model, const TokenIds& src, 
   memory_ = encode(model_, src_);
 }
 
-// [incremental decoder step]
 Tensor3 IncrementalDecoder::next_logits(const TokenIds& last) {
   // last [B, 1] (the token at position t) -> logits [B, 1, V] (for position t + 1)
   Tensor3 logits;
@@ -275,7 +266,6 @@ Tensor3 IncrementalDecoder::next_logits(const TokenIds& last) {
   ++position_;
   return logits;
 }
-// [incremental decoder step]
 
 void IncrementalDecoder::select_rows(const std::vector<std::size_t>& rows) {
   src_ = select_batch_rows(src_, rows, "IncrementalDecoder");

@@ -41,7 +41,6 @@ std::string marked_word(const std::string& sentence, std::size_t position) {
 
 }  // namespace
 
-// [results table]
 std::string results_text(const VowelEvaluation& r) {
   std::string text =
       format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
@@ -61,7 +60,6 @@ std::string results_text(const VowelEvaluation& r) {
                    static_cast<double>(s.closest.rival_probability));
   return text;
 }
-// [results table]
 
 std::string test_corpus_results_text(const VowelEvaluation& r, const std::string& text_name) {
   return format(

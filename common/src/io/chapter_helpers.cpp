@@ -59,7 +59,6 @@ void write_attention_heatmap(const std::string& path, const std::string& title, 
   write_heatmap_svg(path, grid, options);
 }
 
-// [heat maps]
 std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,
                                               const TokenIds& tgt_in, const Vocabulary& source,
                                               const Vocabulary& target, std::size_t layer,
@@ -93,7 +92,6 @@ std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds
   }
   return written;
 }
-// [heat maps]
 
 Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, Rng& rng) {
   Tensor3 t = Tensor3::from_shape({batch, len, d});

@@ -253,7 +253,6 @@ void check_labels(const HeatmapOptions& options, std::size_t rows, std::size_t c
 
 }  // namespace
 
-// [heatmap]
 void write_heatmap_svg(const std::string& path, const Tensor2& values,
                        const HeatmapOptions& options) {
   // values [rows, columns] -> one coloured cell each, row 0 at the top
@@ -286,9 +285,7 @@ void write_heatmap_svg(const std::string& path, const Tensor2& values,
   doc << "</svg>\n";
   write_text_file(path, doc.str());
 }
-// [heatmap]
 
-// [heatmap panels]
 void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2>& panels,
                               const std::vector<std::string>& panel_titles,
                               std::size_t panels_per_row, const HeatmapOptions& options) {
@@ -344,6 +341,5 @@ void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2
   doc << "</svg>\n";
   write_text_file(path, doc.str());
 }
-// [heatmap panels]
 
 }  // namespace tfm

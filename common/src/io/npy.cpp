@@ -34,7 +34,6 @@ NpyError error(const std::string& path, const std::string& message) {
 
 }  // namespace
 
-// [npy save]
 void save_npy(const std::string& path, const float* data, const std::vector<std::size_t>& shape) {
   std::string header =
       "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
@@ -62,9 +61,7 @@ void save_npy(const std::string& path, const float* data, const std::vector<std:
   out.close();  // close() flushes; an error here (a full disk) must not go unnoticed
   if (!out) throw error(path, "could not be written completely (disk full? file too large?)");
 }
-// [npy save]
 
-// [npy load]
 namespace {
 
 std::string printable(const std::string& text) {
@@ -333,7 +330,6 @@ NpyArray load_npy_file(const std::string& path) {
   if (!in.read(bytes.data(), size)) throw error(path, "could not be read");
   return parse_npy(bytes, path);
 }
-// [npy load]
 
 std::string index_in_shape(const std::vector<std::size_t>& shape, std::size_t flat) {
   // Last axis fastest (C order): peel the axes off from the right.

@@ -149,7 +149,6 @@ std::string killed_write_hint(const std::string& dir, const DirectoryContents& c
   return "";
 }
 
-// [replace directory]
 void replace_directory(const fs::path& target, const DirectoryContents& contents,
                        const std::function<void(const fs::path& staging)>& write) {
   // What earlier writes killed halfway left beside the target goes first: on a disk they
@@ -182,6 +181,5 @@ void replace_directory(const fs::path& target, const DirectoryContents& contents
   remove_dead_leftovers(target.string(),
                         contents);  // old copies killed writes left while none was in place
 }
-// [replace directory]
 
 }  // namespace tfm

@@ -29,7 +29,6 @@ struct Sizes {
         drop(c.dropout > 0.0f ? 1.0 : 0.0) {}
 };
 
-// [memory per layer]
 // Bytes one encoder layer keeps for backward, for B sequences of S tokens (the file's enc(B, S)).
 double encoder_layer_bytes(const Sizes& z, double B, double S, double drop) {
   const double n = B * S;
@@ -46,7 +45,6 @@ double decoder_layer_bytes(const Sizes& z, double B, double T, double S, double 
   const double bytes = B * T * T + B * T * S + m * z.f + drop * (3 * m * z.d + m * z.f);
   return kFloat * floats + bytes;
 }
-// [memory per layer]
 
 // What every use has: the weights, their gradients and the two positional tables.
 MemoryEstimate model_memory(const Config& c, const std::string& what) {
@@ -117,7 +115,6 @@ double parameter_count(const Config& c) {
          linear(d, as_double(c.tgt_vocab_size), c.linear_bias);
 }
 
-// [training memory]
 MemoryEstimate training_memory(const Config& c, std::size_t batch_size) {
   const Sizes z(c);
   const double B = as_double(batch_size), S = as_double(c.src_len), T = as_double(c.tgt_len);
@@ -132,7 +129,6 @@ MemoryEstimate training_memory(const Config& c, std::size_t batch_size) {
   e.workspace = kFloat * (2 * B * T * z.V + 4 * B * L * std::max(z.d, z.f) + 3 * B * z.H * L * L);
   return e;
 }
-// [training memory]
 
 MemoryEstimate inference_memory(const Config& c, std::size_t batch_size) {
   const Sizes z(c);

@@ -98,7 +98,6 @@ std::string weights_fingerprint(const ParameterList& params) {
   return text;
 }
 
-// [checkpoint files]
 // The extra files of files/, name -> bytes (none for a checkpoint that has no files/).
 std::map<std::string, std::string> read_files(const fs::path& root) {
   std::map<std::string, std::string> files;
@@ -122,7 +121,6 @@ std::map<std::string, std::string> read_files(const fs::path& root) {
   }
   return files;
 }
-// [checkpoint files]
 
 // ---- .npy files of a given shape ----------------------------------------------------------
 
@@ -177,7 +175,6 @@ std::vector<std::string> remove_dead_leftovers(const std::string& dir) {
   }
 }
 
-// [checkpoint save]
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer) {
   const auto refuse = [&](const std::string& why) {
@@ -235,7 +232,6 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
     throw CheckpointError("could not save the checkpoint '" + dir + "': " + e.what());
   }
 }
-// [checkpoint save]
 
 CheckpointHeader read_checkpoint_header(const std::string& dir) {
   const fs::path root(dir);
@@ -262,7 +258,6 @@ CheckpointHeader read_checkpoint_header(const std::string& dir) {
   }
 }
 
-// [checkpoint load]
 namespace {
 
 // Every parameter of `params` as saved in `dir`, each checked against its shape, in the order
@@ -301,9 +296,7 @@ void load_parameters(const std::string& dir, const ParameterList& params) {
     ++i;
   }
 }
-// [checkpoint load]
 
-// [checkpoint average]
 void load_averaged_parameters(const std::vector<std::string>& dirs, const ParameterList& params) {
   if (dirs.empty()) throw CheckpointError("checkpoint averaging needs at least one checkpoint");
   // Averaging only makes sense between snapshots of one network: same model keys (n_heads
@@ -338,7 +331,6 @@ void load_averaged_parameters(const std::vector<std::string>& dirs, const Parame
     ++i;
   }
 }
-// [checkpoint average]
 
 bool has_optimizer_state(const std::string& dir) {
   std::error_code ec;  // a state.txt that is not a file is there all the same: loading refuses it

@@ -16,7 +16,6 @@ float gradient_norm(const ParameterList& params) {
   return static_cast<float>(std::sqrt(squares));
 }
 
-// [clip grad norm]
 float clip_grad_norm(const ParameterList& params, float max_norm) {
   const profile::Scope timed("gradient clipping");
   require(max_norm > 0.0f, "clip_grad_norm", "max_norm must be positive");
@@ -31,7 +30,6 @@ float clip_grad_norm(const ParameterList& params, float max_norm) {
   }
   return norm;
 }
-// [clip grad norm]
 
 std::optional<std::string> first_non_finite_gradient(const ParameterList& params) {
   for (const ParameterRef& p : params)

@@ -8,7 +8,6 @@ void resume_training(Transformer& model, const Adam& optimizer) {
   model.for_each_dropout([&](Dropout& d) { d.skip(optimizer.steps_taken()); });
 }
 
-// [resume]
 std::size_t resume_from(const std::string& dir, Transformer& model, const ParameterList& params,
                         Adam& optimizer) {
   load_parameters(dir, params);
@@ -16,6 +15,5 @@ std::size_t resume_from(const std::string& dir, Transformer& model, const Parame
   resume_training(model, optimizer);  // the dropout masks the saved run would draw next
   return optimizer.steps_taken();
 }
-// [resume]
 
 }  // namespace tfm

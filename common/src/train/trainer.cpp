@@ -73,7 +73,6 @@ float train_step(Transformer& model, const ParameterList& params, Adam& optimize
 }
 // [train step]
 
-// [training loop]
 TrainingHistory train(Transformer& model, Adam& optimizer,
                       const std::function<Batch(std::size_t index)>& training_batch,
                       const std::vector<Batch>& held_out, const TrainingOptions& options,
@@ -134,6 +133,5 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
   model.set_training(false);
   return history;
 }
-// [training loop]
 
 }  // namespace tfm

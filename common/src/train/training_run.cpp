@@ -128,7 +128,6 @@ Config model_config(const CommandLine& cli, const RunOptions& o, const Task& tas
   return config;
 }
 
-// [build the model]
 TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const Task& task,
                          std::ostream& out)
     : options_(options),
@@ -143,9 +142,7 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
       << config.n_decoder_layers << " layers, d_ff " << config.d_ff << ", " << params_.count()
       << " parameters\n";
 }
-// [build the model]
 
-// [train]
 std::string TrainingRun::train(std::ostream& out) {
   // The budget: --steps and/or --minutes; else the task's steps, except after --load or
   // --average, where only an explicit budget trains (so that --load DIR --restore TEXT restores).
@@ -174,7 +171,6 @@ std::string TrainingRun::train(std::ostream& out) {
   out << trained;
   return trained;
 }
-// [train]
 
 void TrainingRun::save(const std::string& program, std::ostream& out) {
   // An average has no optimizer state of its own: it is saved as weights only.

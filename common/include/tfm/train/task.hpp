@@ -18,7 +18,6 @@
 
 namespace tfm {
 
-// [task]
 /// What training and testing need from a task. The description (names, vocabularies, lengths,
 /// default model, held-out batches) is fixed when the task is built; the two things every task
 /// does its own way are virtual: dealing out training batches and generating tokens.
@@ -73,7 +72,6 @@ class Task {
   std::size_t default_steps_;
   std::vector<Batch> held_out_;
 };
-// [task]
 
 /// Does `id` end a generated row's text (`<eos>` or `<pad>`)?
 inline bool ends_text(std::int32_t id) {
