@@ -52,23 +52,22 @@ inline void mha_forward(ExpectedTrace& t, int depth, std::size_t B, std::size_t 
   t.push_back({depth, mha + "output projection", "output -> " + dims({B, Lq, d})});
 }
 
-/// Add & Norm's forward on `[B, L, d]`: the sum, then LayerNorm's own step, then its result.
+/// Add & Norm's forward on `[B, L, d]`: the sum, then LayerNorm's own step.
 inline void add_norm_forward(ExpectedTrace& t, int depth, std::size_t B, std::size_t L,
                              std::size_t d) {
   t.push_back({depth, "[AddNorm] x + dropout(sublayer(x))", "sum -> " + dims({B, L, d})});
   t.push_back({depth, "[LayerNorm] normalise over d_model", "y -> " + dims({B, L, d})});
-  t.push_back({depth, "[AddNorm] layer norm", "y -> " + dims({B, L, d})});
 }
 
-/// The feed-forward network's forward on `[B, L, d]`.
+/// The feed-forward network's forward on `[B, L, d]`, with dropout probability `dropout`.
 inline void ffn_forward(ExpectedTrace& t, int depth, std::size_t B, std::size_t L, std::size_t d,
-                        std::size_t d_ff, bool training) {
+                        std::size_t d_ff, bool training, float dropout) {
   t.push_back({depth, "[FeedForward] linear1 (widen)", "h -> " + dims({B, L, d_ff})});
   t.push_back({depth, "[FeedForward] relu", "h -> " + dims({B, L, d_ff})});
-  t.push_back({depth,
-               training ? "[FeedForward] dropout (training)"
-                        : "[FeedForward] dropout (evaluation: identity)",
-               "h -> " + dims({B, L, d_ff})});
+  const char* step = !training         ? "[FeedForward] dropout (evaluation: identity)"
+                     : dropout == 0.0f ? "[FeedForward] dropout (p = 0: identity)"
+                                       : "[FeedForward] dropout (training)";
+  t.push_back({depth, step, "h -> " + dims({B, L, d_ff})});
   t.push_back({depth, "[FeedForward] linear2 (narrow)", "y -> " + dims({B, L, d})});
 }
 
@@ -79,7 +78,7 @@ inline void encoder_layer_forward(ExpectedTrace& t, int depth, const Config& c, 
   mha_forward(t, depth + 1, B, S, S, c.d_model, c.n_heads, masked);
   add_norm_forward(t, depth, B, S, c.d_model);
   t.push_back({depth, "feed-forward", ""});
-  ffn_forward(t, depth + 1, B, S, c.d_model, c.d_ff, training);
+  ffn_forward(t, depth + 1, B, S, c.d_model, c.d_ff, training, c.dropout);
   add_norm_forward(t, depth, B, S, c.d_model);
 }
 
@@ -93,7 +92,7 @@ inline void decoder_layer_forward(ExpectedTrace& t, int depth, const Config& c, 
   mha_forward(t, depth + 1, B, T, S, c.d_model, c.n_heads, true);
   add_norm_forward(t, depth, B, T, c.d_model);
   t.push_back({depth, "feed-forward", ""});
-  ffn_forward(t, depth + 1, B, T, c.d_model, c.d_ff, training);
+  ffn_forward(t, depth + 1, B, T, c.d_model, c.d_ff, training, c.dropout);
   add_norm_forward(t, depth, B, T, c.d_model);
 }
 

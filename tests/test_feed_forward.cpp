@@ -192,6 +192,15 @@ TEST_CASE("FeedForward: shapes, parameters, the trace and errors", "[ffn][trace]
     CHECK(lines[i].find(shapes[i]) != std::string::npos);
   }
 
+  // Without dropout the trace says that the step changes nothing, in training too.
+  FeedForward no_dropout(8, 32, true, 0.0f, 1, rng);
+  {
+    trace::Capture capture;
+    (void)no_dropout.forward(x);
+    REQUIRE(capture.lines().size() == 4);
+    CHECK(capture.lines()[2].rfind("[FeedForward] dropout (p = 0: identity)", 0) == 0);
+  }
+
   CHECK_THROWS_AS(ffn.forward(Tensor3(xt::zeros<float>({2, 3, 7}))), ShapeError);
   CHECK_THROWS_WITH(ffn.forward(Tensor3(xt::zeros<float>({2, 3, 7}))),
                     Catch::Contains("FeedForward: input has shape [2, 3, 7], expected [*, *, 8]"));

@@ -24,7 +24,7 @@ Tensor3 AddNorm::forward(const Tensor3& residual, Tensor3 sublayer_output) {
   Tensor3 sum = dropout_.forward(std::move(sublayer_output));
   add_into(sum, residual);
   traced(sum, "x + dropout(sublayer(x))", "sum", "batch, len, d_model");
-  return traced(norm.forward(sum), "layer norm", "y", "batch, len, d_model");
+  return norm.forward(sum);  // LayerNorm prints its own trace line
 }
 // [add norm forward]
 

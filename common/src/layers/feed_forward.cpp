@@ -31,9 +31,10 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
   Tensor3 h = traced(linear1.forward(x), "linear1 (widen)", "h", kHidden);
   // ReLU and dropout work in h's memory (moved in and out).
   h = traced(relu_.forward(std::move(h)), "relu", "h", kHidden);
-  h = traced(dropout_.forward(std::move(h)),
-             dropout_.training() ? "dropout (training)" : "dropout (evaluation: identity)", "h",
-             kHidden);
+  const char* dropout_step = !dropout_.training()   ? "dropout (evaluation: identity)"
+                             : dropout_.p() == 0.0f ? "dropout (p = 0: identity)"
+                                                    : "dropout (training)";
+  h = traced(dropout_.forward(std::move(h)), dropout_step, "h", kHidden);
   // linear2 keeps h for its backward: moved in, not copied.
   return traced(linear2.forward(std::move(h)), "linear2 (narrow)", "y", kModel);
 }
