@@ -14,12 +14,14 @@
 
 namespace {
 
-// The presets of the three references and of the tests, side by side: the sizes that differ.
+// The presets of the three references and of the tests, side by side: the sizes that differ. The
+// other three presets are chapter 11's training sizes.
 void print_presets() {
   const std::vector<std::string> names = {"csdn", "nlp-tutorial", "vowels", "tiny"};
-  const std::vector<std::string> keys = {
-      "src_vocab_size",   "tgt_vocab_size", "d_model", "n_heads",        "n_encoder_layers",
-      "n_decoder_layers", "d_ff",           "dropout", "attention_bias", "shared_embedding"};
+  const std::vector<std::string> keys = {"src_vocab_size", "tgt_vocab_size",   "d_model",
+                                         "n_heads",        "n_encoder_layers", "n_decoder_layers",
+                                         "d_ff",           "dropout",          "attention_bias",
+                                         "linear_bias",    "shared_embedding"};
   std::cout << "The presets\n  " << std::left << std::setw(22) << "" << std::right;
   for (const std::string& name : names) std::cout << std::setw(14) << name;
   std::cout << '\n';
@@ -31,7 +33,16 @@ void print_presets() {
   std::cout << "  " << std::left << std::setw(22) << "parameters" << std::right;
   for (const std::string& name : names)
     std::cout << std::setw(14) << tfm::total_parameters(tfm::preset(name));
-  std::cout << "\n\n";
+  std::cout << "\n";
+
+  // Reference 001 builds its LayerNorms inside forward(), so PyTorch's model.parameters() never
+  // sees them. An encoder layer has two, a decoder layer three.
+  const tfm::Config reference_001 = tfm::preset("nlp-tutorial");
+  const std::size_t norms = 2 * reference_001.n_encoder_layers + 3 * reference_001.n_decoder_layers;
+  std::cout << "  nlp-tutorial without its " << norms
+            << " LayerNorms, as PyTorch counts reference 001: "
+            << tfm::total_parameters(reference_001) - norms * tfm::count::layer_norm(reference_001)
+            << "\n\n";
 }
 
 }  // namespace

@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
 
     // The toy sentences of reference 001 (wmathor/nlp-tutorial), by id in its source vocabulary
     // {P: 0, ich: 1, mochte: 2, ein: 3, bier: 4, cola: 5}:
-    // "ich mochte ein bier P" and "ich mochte ein cola P".
+    // "ich mochte ein bier P" and "ich mochte ein cola P". These are nlp-tutorial's ids, not
+    // chapter 02's (ich: 4), so that they also fit the nlp-tutorial preset's vocabulary of 6.
     // [embed and encode]
     const tfm::TokenIds ids = {{1, 2, 3, 4, 0}, {1, 2, 3, 5, 0}};
     tfm::Rng rng(seed);

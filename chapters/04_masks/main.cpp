@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tfm/core/trace.hpp"
+#include "tfm/data/vocabulary.hpp"
 #include "tfm/io/command_line.hpp"
 #include "tfm/layers/mask.hpp"
 
@@ -20,7 +21,7 @@ constexpr tfm::trace::Component traced_tokens("Tokens");
 constexpr tfm::trace::Component traced_mask("Mask");
 
 std::string token(std::int32_t id) {
-  return id == tfm::kPadId ? "pad" : std::to_string(id);
+  return id == tfm::kPadId ? "pad" : id == tfm::kBosId ? "bos" : std::to_string(id);
 }
 
 // Prints mask[b] as a 0/1 grid for every sentence b: one row per query token, one column per key token.
@@ -54,9 +55,10 @@ int main(int argc, char** argv) {
     const float fill = static_cast<float>(cli.number("--fill"));
 
     // Two source sentences of 5 and 3 tokens, padded with id 0 to the longest, and their
-    // decoder inputs of 4 and 2 tokens (id 1 = <bos>), padded to 4.
-    const tfm::TokenIds src = {{5, 7, 3, 9, 2}, {4, 8, 6, 0, 0}};
-    const tfm::TokenIds tgt = {{1, 6, 3, 8}, {1, 5, 0, 0}};
+    // decoder inputs of 4 and 2 tokens, starting with <bos>, padded to 4. Words have ids from 4
+    // on, after chapter 02's reserved ids (0 <pad>, 1 <bos>, 2 <eos>, 3 <unk>).
+    const tfm::TokenIds src = {{5, 7, 4, 9, 11}, {4, 8, 6, 0, 0}};
+    const tfm::TokenIds tgt = {{tfm::kBosId, 6, 10, 8}, {tfm::kBosId, 5, 0, 0}};
     const std::size_t batch = src.shape(0), src_len = src.shape(1), tgt_len = tgt.shape(1);
     const std::size_t query = cli.count("--query", 0, tgt_len - 1);
 

@@ -24,6 +24,7 @@ namespace {
 constexpr tfm::trace::Component traced_input("Input");
 
 // The nlp-tutorial's source sentence (reference 001), with its vocabulary; "P" is padding (id 0).
+// These are nlp-tutorial's ids, not chapter 02's (ich: 4): only P = 0 = <pad> matters here.
 const std::vector<std::string> kWords = {"P", "ich", "mochte", "ein", "bier"};
 const tfm::TokenIds kSentence = {{1, 2, 3, 4, 0}};  // "ich mochte ein bier P", [batch 1, len 5]
 
@@ -198,7 +199,7 @@ int main(int argc, char** argv) {
     const float eps = 1e-2f;
     std::printf(
         "\nOne entry of each gradient against a finite difference (L(x+eps) - L(x-eps)) / 2eps:\n");
-    const std::size_t i = L - 2, j = 1;  // an entry of token "ein" (query or key), head 0
+    const std::size_t i = L - 2, j = 1;  // token "bier" (as query or key), column 1 of head 0
     for (const char which : {'q', 'k', 'v'}) {
       tfm::Tensor4 plus_q = q, plus_k = k, plus_v = v, minus_q = q, minus_k = k, minus_v = v;
       tfm::Tensor4& plus = which == 'q' ? plus_q : which == 'k' ? plus_k : plus_v;

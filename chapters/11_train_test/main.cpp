@@ -1,9 +1,10 @@
 // Chapter 11: train and test.
 //
-// The model of chapters 01-10 learns one of the seeds' tasks (copy, the toy translation, vowel
-// restoration) with a progress bar, a held-out loss and a loss curve; then it is tested by
-// generating tokens — greedy decoding with a key/value cache, or beam search — and, for vowel
-// restoration, compared with counting baselines and with the outputs reference 002 reported.
+// The model of chapters 01-10 learns one of three tasks (copy, reference 001's toy translation,
+// reference 002's vowel restoration) with a progress bar, a held-out loss and a loss curve; then
+// it is tested by generating tokens — greedy decoding with a key/value cache, or beam search —
+// and, for vowel restoration, compared with counting baselines and with the outputs reference 002
+// reported.
 // Checkpoints save and resume everything.
 #include <algorithm>
 #include <filesystem>
@@ -26,7 +27,6 @@ namespace {
 
 using tfm::UsageError;
 
-// [options]
 // Every option of the chapter, read and checked in one place, before any data is read or any
 // step is trained: a typo costs nothing.
 struct Options {
@@ -72,7 +72,6 @@ Options read_options(const tfm::CommandLine& cli) {
   o.run = tfm::RunOptions::read(cli);
   return o;
 }
-// [options]
 
 std::unique_ptr<tfm::Task> make_task(const Options& o) {
   if (o.task == "copy") return std::make_unique<tfm::CopyTask>();
@@ -114,7 +113,6 @@ int main(int argc, char** argv) {
     run.save("ch11_train_test", std::cout);  // first: no optional output can cost the model
     run.write_loss_curve(std::cout);
 
-    // [test]
     tfm::Transformer& model = run.model();
     const std::size_t beam = o.run.beam;
     if (o.restore) {
@@ -136,7 +134,6 @@ int main(int argc, char** argv) {
                      std::filesystem::path(o.test_corpus).filename().string());
     std::cout << "\n" << results;
     run.write_results(trained + "\n" + results, std::cout);  // the chapter's page includes it
-    // [test]
 
     // The attention of one example: a held-out sequence, or for vowels one of reference 002's sentences.
     tfm::TokenIds src = xt::view(task->held_out().front().src, xt::range(0, 1), xt::all());

@@ -18,8 +18,8 @@ Tensor3 ReLU::forward(Tensor3&& x) {
     for (std::size_t i = 0; i < n; ++i) values[i] = values[i] > 0.0f ? values[i] : 0.0f;
     return std::move(x);
   }
-  // Training: backward needs where x was positive. (Two loops, not one with a test of "keep"
-  // inside: a test in the loop stops the compiler from vectorising it.)
+  // Training: backward needs where x was positive, so this loop also writes that mask (the
+  // inference loop above skips the write).
   positive_.resize(x.shape());  // reuses the last step's memory while the shape stays the same
   std::uint8_t* positive = positive_.data();
 #pragma omp parallel for simd if (n > (1 << 16))
