@@ -10,8 +10,11 @@
 using namespace tfm;
 
 TEST_CASE("matmul agrees with xtensor-blas for every transpose combination", "[matmul]") {
+  // One row (a decoded token) takes the matrix-vector path, more rows the matrix-matrix one.
+  const std::size_t rows = GENERATE(5, 1);
+  INFO("rows of a: " << rows);
   Rng rng(1);
-  Tensor2 a = Tensor2::from_shape({5, 7}), b = Tensor2::from_shape({7, 3});
+  Tensor2 a = Tensor2::from_shape({rows, 7}), b = Tensor2::from_shape({7, 3});
   rng.fill_normal(a, 0, 1);
   rng.fill_normal(b, 0, 1);
   const Tensor2 expected = xt::linalg::dot(a, b);
@@ -22,6 +25,23 @@ TEST_CASE("matmul agrees with xtensor-blas for every transpose combination", "[m
         1e-5);
   CHECK(testing::max_relative_error(matmul(at, bt, Op::kTransposed, Op::kTransposed), expected,
                                     1e-5) < 1e-5);
+}
+
+TEST_CASE("matmul_accumulate adds to its target, one row or many", "[matmul]") {
+  const std::size_t rows = GENERATE(4, 1);
+  INFO("rows of the product: " << rows);
+  Rng rng(4);
+  // c [rows, 5] += aᵀ b over 2·3 positions, from a [2, 3, rows] and b [2, 3, 5].
+  Tensor3 a = Tensor3::from_shape({2, 3, rows}), b = Tensor3::from_shape({2, 3, 5});
+  Tensor2 c = Tensor2::from_shape({rows, 5});
+  rng.fill_normal(a, 0, 1);
+  rng.fill_normal(b, 0, 1);
+  rng.fill_normal(c, 0, 1);
+  const Tensor2 a_rows = xt::reshape_view(a, std::vector<std::size_t>{6, rows});
+  const Tensor2 b_rows = xt::reshape_view(b, {6, 5});
+  const Tensor2 expected = c + xt::linalg::dot(xt::transpose(a_rows), b_rows);
+  matmul_accumulate(c, a, b, Op::kTransposed, Op::kPlain);
+  CHECK(testing::max_relative_error(c, expected, 1e-5) < 1e-5);
 }
 
 TEST_CASE("batched matmul multiplies each [M, K] slice by its [K, N] slice", "[matmul]") {
