@@ -411,9 +411,23 @@ def resolve_example(cfg, name):
     return found[0] if len(found) == 1 else None
 
 
+# A marker `// [tag]` on a line of its own opens and then closes the code a page quotes.
+MARKER = re.compile(r"^\s*// \[([^\]]+)\]\s*$")
+
+
+def markers(path):
+    """Every marker of a source file: {tag: [its lines, 1-based]}."""
+    found = {}
+    for i, line in enumerate(read(path).split("\n"), 1):
+        m = MARKER.match(line)
+        if m:
+            found.setdefault(m.group(1), []).append(i)
+    return found
+
+
 def snippet_lines(path, tag):
     """First and last line (1-based) of the code between the two '[tag]' markers."""
-    marks = [i for i, line in enumerate(read(path).split("\n"), 1) if "[" + tag + "]" in line]
+    marks = markers(path).get(tag, [])
     if len(marks) < 2:
         return None
     return marks[0] + 1, marks[1] - 1

@@ -547,10 +547,6 @@ def rule_numbers_from_the_run(bk):
     return problems
 
 
-# A marker pair `// [tag]` in the code exists only for a page to quote it.
-MARKER = re.compile(r"^\s*// \[([^\]]+)\]\s*$", re.M)
-
-
 def rule_markers_quoted(bk):
     """Every `// [tag]` marker in the example files is quoted by some page: an unquoted one is a
     leftover that tells the reader of the code nothing."""
@@ -568,7 +564,7 @@ def rule_markers_quoted(bk):
                 if not f.endswith((".cpp", ".hpp")):
                     continue
                 path = os.path.join(dirpath, f)
-                for tag in sorted(set(MARKER.findall(book.read(path)))):
+                for tag in sorted(book.markers(path)):
                     if (os.path.realpath(path), tag) not in quoted:
                         problems.append("%s: the marker [%s] is quoted by no page; quote it or "
                                         "remove it" % (os.path.relpath(path, bk.cfg["source_dir"]),

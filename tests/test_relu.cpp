@@ -18,6 +18,12 @@ TEST_CASE("ReLU: max(0, x) and its gradient mask", "[relu]") {
   // The gradient passes only where x > 0; at x = 0 it is 0, as in PyTorch.
   const Tensor3 expected_dx = {{{0, 0, 0, 4, 5}}};
   CHECK((dx == expected_dx));
+  // A moved-in gradient is overwritten in its own memory: no new tensor.
+  Tensor3 moved = dy;
+  const float* memory = moved.data();
+  const Tensor3 dx_in_place = relu.backward(std::move(moved));
+  CHECK(dx_in_place.data() == memory);
+  CHECK((dx_in_place == expected_dx));
   CHECK_THROWS_WITH(
       relu.backward(Tensor3(xt::zeros<float>({1, 1, 4}))),
       Catch::Contains("ReLU backward: dy has shape [1, 1, 4]") && Catch::Contains("[1, 1, 5]"));

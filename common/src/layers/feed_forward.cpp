@@ -31,10 +31,8 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
   Tensor3 h = traced(linear1.forward(x), "linear1 (widen)", "h", kHidden);
   // ReLU and dropout work in h's memory (moved in and out).
   h = traced(relu_.forward(std::move(h)), "relu", "h", kHidden);
-  const char* dropout_step = !dropout_.training()   ? "dropout (evaluation: identity)"
-                             : dropout_.p() == 0.0f ? "dropout (p = 0: identity)"
-                                                    : "dropout (training)";
-  h = traced(dropout_.forward(std::move(h)), dropout_step, "h", kHidden);
+  const std::string dropout_step = std::string("dropout (") + dropout_.mode() + ")";
+  h = traced(dropout_.forward(std::move(h)), dropout_step.c_str(), "h", kHidden);
   // linear2 keeps h for its backward: moved in, not copied.
   return traced(linear2.forward(std::move(h)), "linear2 (narrow)", "y", kModel);
 }
@@ -51,7 +49,7 @@ Tensor3 FeedForward::backward(const Tensor3& d_output) {
   // (In the code h is h1 and h2 both, as in forward, and d_h its gradient.)
   Tensor3 d_h = traced(linear2.backward(d_output), "backward linear2", "dh", kHidden);
   d_h = traced(dropout_.backward(std::move(d_h)), "backward dropout", "dh", kHidden);
-  d_h = traced(relu_.backward(d_h), "backward relu", "dh", kHidden);
+  d_h = traced(relu_.backward(std::move(d_h)), "backward relu", "dh", kHidden);
   return traced(linear1.backward(d_h), "backward linear1", "dx", kModel);
 }
 // [ffn backward]

@@ -32,21 +32,19 @@ Tensor3 ReLU::forward(Tensor3&& x) {
 // [relu forward]
 
 // [relu backward]
-Tensor3 ReLU::backward(const Tensor3& d_y) {
+Tensor3 ReLU::backward(Tensor3&& d_y) {
   const profile::Scope timed("ReLU backward");
-  // d_y: [B, L, d]  ->  d_x: [B, L, d]
+  // d_y: [B, L, d]  ->  d_x: [B, L, d], written over d_y
   // d max(0, x)/d_x is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
   require(d_y.shape() == positive_.shape(), "ReLU backward",
           "dy has shape " + shape_string(d_y.shape()) + ", but forward produced " +
               shape_string(positive_.shape()));
-  Tensor3 d_x = Tensor3::from_shape(d_y.shape());
   const std::uint8_t* positive = positive_.data();
-  const float* g = d_y.data();
-  float* out = d_x.data();
+  float* g = d_y.data();
   const std::size_t n = d_y.size();
 #pragma omp parallel for simd if (n > (1 << 16))
-  for (std::size_t i = 0; i < n; ++i) out[i] = positive[i] ? g[i] : 0.0f;
-  return d_x;
+  for (std::size_t i = 0; i < n; ++i) g[i] = positive[i] ? g[i] : 0.0f;
+  return std::move(d_y);
 }
 // [relu backward]
 
