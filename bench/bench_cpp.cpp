@@ -257,7 +257,8 @@ JsonObject sgemm_row(int runs, int threads) {
 
 // OpenBLAS alone on one product kind the step ran: `batch` products of the same shape and
 // transposes, each on operands of its own (as the heads of attention are), OpenBLAS on `threads`
-// threads. GFLOP/s, median of `runs`.
+// threads, through the routine core/matmul.cpp calls for that shape (sgemv for one row, else
+// sgemm). GFLOP/s, median of `runs`.
 double sgemm_alone_gflops(const tfm::profile::Product& p, int threads, int runs) {
   openblas_set_num_threads(threads);
   const bool ta = p.op_a == 't', tb = p.op_b == 't';
@@ -265,10 +266,17 @@ double sgemm_alone_gflops(const tfm::profile::Product& p, int threads, int runs)
   const std::size_t a_size = p.m * p.k, b_size = p.k * p.n, c_size = p.m * p.n;
   std::vector<float> A(p.batch * a_size, 0.25f), B(p.batch * b_size, 0.5f), C(p.batch * c_size);
   const Timings t = time_runs(1, runs, [&] {
-    for (std::size_t i = 0; i < p.batch; ++i)
-      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                  int(p.m), int(p.n), int(p.k), 1.0f, A.data() + i * a_size, int(lda),
-                  B.data() + i * b_size, int(ldb), 0.0f, C.data() + i * c_size, int(p.n));
+    for (std::size_t i = 0; i < p.batch; ++i) {
+      const float *a = A.data() + i * a_size, *b = B.data() + i * b_size;
+      float* c = C.data() + i * c_size;
+      if (p.m == 1)  // B [N, K] or [K, N] times the row a, as matmul.cpp does
+        cblas_sgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, int(tb ? p.n : p.k),
+                    int(tb ? p.k : p.n), 1.0f, b, int(ldb), a, ta ? int(lda) : 1, 0.0f, c, 1);
+      else
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                    int(p.m), int(p.n), int(p.k), 1.0f, a, int(lda), b, int(ldb), 0.0f, c,
+                    int(p.n));
+    }
   });
   openblas_set_num_threads(1);
   return p.flops() / median(t.seconds) / 1e9;

@@ -25,13 +25,13 @@ TEST_CASE("Dropout: identity in evaluation and when p == 0", "[dropout]") {
   CHECK_FALSE(eval.training());
   CHECK((eval.forward(x) == x));
   CHECK((eval.backward(x) == x));
-  CHECK(std::string(eval.mode()) == "evaluation: identity");
+  CHECK(std::string(eval.mode()) == "dropout (evaluation: identity)");
 
   Dropout none(0.0f, 7);
   CHECK((none.forward(x) == x));
   CHECK((none.backward(x) == x));
-  CHECK(std::string(none.mode()) == "p = 0: identity");
-  CHECK(std::string(Dropout(0.5f, 7).mode()) == "training");
+  CHECK(std::string(none.mode()) == "dropout (p = 0: identity)");
+  CHECK(std::string(Dropout(0.5f, 7).mode()) == "dropout (training)");
 
   CHECK_THROWS(Dropout(1.0f, 7));
   CHECK_THROWS(Dropout(-0.1f, 7));

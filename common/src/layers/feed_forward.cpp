@@ -31,8 +31,7 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
   Tensor3 h = traced(linear1.forward(x), "linear1 (widen)", "h", kHidden);
   // ReLU and dropout work in h's memory (moved in and out).
   h = traced(relu_.forward(std::move(h)), "relu", "h", kHidden);
-  const std::string dropout_step = std::string("dropout (") + dropout_.mode() + ")";
-  h = traced(dropout_.forward(std::move(h)), dropout_step.c_str(), "h", kHidden);
+  h = traced(dropout_.forward(std::move(h)), dropout_.mode(), "h", kHidden);
   // linear2 keeps h for its backward: moved in, not copied.
   return traced(linear2.forward(std::move(h)), "linear2 (narrow)", "y", kModel);
 }

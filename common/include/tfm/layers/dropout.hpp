@@ -24,9 +24,11 @@ class Dropout {
   bool training() const { return training_; }
   /// The probability of dropping an entry.
   float p() const { return p_; }
-  /// What forward does now, for a trace: "training", or why it is the identity.
+  /// What forward does now, as a trace names the step: training, or why it is the identity.
   const char* mode() const {
-    return !training_ ? "evaluation: identity" : p_ == 0.0f ? "p = 0: identity" : "training";
+    return !training_   ? "dropout (evaluation: identity)"
+           : p_ == 0.0f ? "dropout (p = 0: identity)"
+                        : "dropout (training)";
   }
 
   /// x `[B, L, d]` -> y `[B, L, d]` = x * mask / (1-p), mask entries 0 (dropped) or 1 (kept).
