@@ -5,7 +5,10 @@ add_library(transformer::options ALIAS tfm_options)
 
 target_compile_options(tfm_options INTERFACE -Wall -Wextra -Wpedantic
   # xstorage.hpp trips a false -Warray-bounds through xt::argmax at -O2 (xtensor 0.24.3).
-  -Wno-array-bounds)
+  -Wno-array-bounds
+  # Nothing reads errno after a maths call. Without this g++ must call the library's sqrtf when
+  # an argument is negative, and so cannot vectorise a loop that calls std::sqrt (Adam's step).
+  -fno-math-errno)
 
 if(TFM_NATIVE AND NOT TFM_SANITIZE AND NOT TFM_BUILD_FUZZERS)
   target_compile_options(tfm_options INTERFACE -march=native)

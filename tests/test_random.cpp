@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "tfm/core/random.hpp"
 
@@ -40,4 +42,27 @@ TEST_CASE("Rng: uniform and normal have the right moments", "[random]") {
   CHECK(sn / n == Approx(0.0).margin(0.01));
   CHECK(sn2 / n == Approx(1.0).margin(0.01));
   for (int i = 0; i < 1000; ++i) CHECK(r.below(7) < 7);
+}
+
+TEST_CASE("Rng: coins are the 16-bit quarters of the draws, low quarter first", "[random]") {
+  // The definition, one coin at a time: coin i is quarter i % 4 of draw i / 4, kept if it is at
+  // least the threshold. Lengths that are not a multiple of 4 use part of their last draw.
+  const std::uint32_t threshold = 6554;  // p = 0.1
+  for (const std::size_t n : {0, 1, 3, 4, 7, 9, 1000}) {
+    tfm::Rng fast(5), slow(5);
+    std::vector<std::uint8_t> keep(n + 1, 7);  // one byte more than asked for
+    fast.coins(threshold, keep.data(), n);
+    std::size_t kept = 0;
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 4 == 0) bits = slow.next_u64();
+      const std::uint64_t quarter = (bits >> (16 * (i % 4))) & 0xFFFF;
+      INFO("n = " << n << ", coin " << i);
+      REQUIRE(keep[i] == (quarter >= threshold ? 1 : 0));
+      kept += keep[i];
+    }
+    CHECK(keep[n] == 7);                        // nothing written past the end
+    CHECK(fast.next_u64() == slow.next_u64());  // and (n + 3) / 4 draws used, no more
+    if (n == 1000) CHECK(kept == Approx(900).margin(40));
+  }
 }

@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
@@ -112,4 +114,23 @@ TEST_CASE("exp_nonpositive is e^x to within 2 ulp on [-87, 0], and 0 below", "[s
   CHECK(exp_nonpositive(-88.0f) == 0.0f);
   CHECK(exp_nonpositive(-1e9f) == 0.0f);  // a masked score
   CHECK(std::isnan(exp_nonpositive(std::nanf(""))));
+}
+
+TEST_CASE("exp_shifted: every entry to within 2 ulp of e^(x - shift), and their sum", "[softmax]") {
+  // The vectorised loop softmax runs, over a length that leaves a tail after the vector lanes,
+  // with masked scores (-1e9) among the values.
+  const std::size_t n = 1003;
+  const float shift = 3.0f;
+  std::vector<float> x(n), y(n);
+  Rng rng(11);
+  for (std::size_t j = 0; j < n; ++j) x[j] = j % 10 == 0 ? -1e9f : rng.uniform(-60.0f, shift);
+  const float sum = exp_shifted(x.data(), shift, y.data(), n);
+  double exact_sum = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double exact = std::exp(static_cast<double>(x[j] - shift));
+    INFO("x = " << x[j]);
+    REQUIRE(y[j] == Approx(exact).epsilon(2 * FLT_EPSILON).margin(1e-38));
+    exact_sum += exact;
+  }
+  CHECK(sum == Approx(exact_sum).epsilon(1e-5));
 }

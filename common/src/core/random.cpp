@@ -43,4 +43,24 @@ std::uint64_t Rng::below(std::uint64_t n) {
   return x % n;
 }
 
+void Rng::coins(std::uint32_t threshold, std::uint8_t* keep, std::size_t n) {
+  // The state is drawn from a local copy: `keep` could point into *this, so every draw from
+  // *this would go through memory. Four coins a draw are written out: a loop over the four would
+  // cost more than the draw itself.
+  Rng local = *this;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const std::uint64_t bits = local.next_u64();
+    keep[i] = (bits & 0xFFFF) >= threshold;
+    keep[i + 1] = ((bits >> 16) & 0xFFFF) >= threshold;
+    keep[i + 2] = ((bits >> 32) & 0xFFFF) >= threshold;
+    keep[i + 3] = (bits >> 48) >= threshold;
+  }
+  if (i < n) {  // the last one to three coins, from one more draw
+    std::uint64_t bits = local.next_u64();
+    for (; i < n; ++i, bits >>= 16) keep[i] = (bits & 0xFFFF) >= threshold;
+  }
+  *this = local;
+}
+
 }  // namespace tfm

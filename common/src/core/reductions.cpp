@@ -1,13 +1,13 @@
 #include "tfm/core/reductions.hpp"
 
-#include <algorithm>
-
 namespace tfm {
 
 float max_of(const float* x, std::size_t n) {
   float max = x[0];
+  // Written as a comparison, not std::max(max, x[j]): this operand order is the one a vector
+  // max instruction implements (a NaN in x[j] is skipped either way), so g++ vectorises it.
 #pragma omp simd reduction(max : max)
-  for (std::size_t j = 1; j < n; ++j) max = std::max(max, x[j]);
+  for (std::size_t j = 1; j < n; ++j) max = x[j] > max ? x[j] : max;
   return max;
 }
 

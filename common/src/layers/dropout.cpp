@@ -30,13 +30,13 @@ Tensor3 Dropout::forward(Tensor3&& x) {
   // Keep each entry with probability 1 - p and scale the kept ones by 1/(1-p): the expected
   // value of y equals x, which is why evaluation can simply skip dropout.
   // The coin of an entry is a 16-bit uniform u in [0, 65536), kept if u >= p * 65536 (so
-  // P(keep) = 1 - p to within 1/131072); one 64-bit draw gives the coins of four entries.
+  // P(keep) = 1 - p to within 1/131072).
   // The entries are dealt out in blocks of kBlock, each with its own generator seeded from one
   // draw of the module's generator: the blocks can be drawn on different threads, and the mask
   // depends only on the seed, never on the number of threads.
   constexpr std::size_t kBlock = 1 << 14;
   const float scale = 1.0f / (1.0f - p_);
-  const auto threshold = static_cast<std::uint64_t>(std::lround(p_ * 65536.0f));
+  const auto threshold = static_cast<std::uint32_t>(std::lround(p_ * 65536.0f));
   const std::uint64_t forward_seed = rng_.next_u64();
   const std::size_t n = x.size(), blocks = (n + kBlock - 1) / kBlock;
   masked_ = true;
@@ -45,14 +45,9 @@ Tensor3 Dropout::forward(Tensor3&& x) {
   float* values = x.data();
 #pragma omp parallel for if (blocks > 1)
   for (std::size_t block = 0; block < blocks; ++block) {
-    Rng block_rng(forward_seed + block);
-    const std::size_t end = std::min(n, (block + 1) * kBlock);
-    for (std::size_t i = block * kBlock; i < end; i += 4) {
-      std::uint64_t bits = block_rng.next_u64();
-      for (std::size_t k = i; k < std::min(end, i + 4); ++k, bits >>= 16)
-        m[k] = (bits & 0xFFFF) >= threshold;
-    }
-    for (std::size_t i = block * kBlock; i < end; ++i) values[i] = m[i] ? values[i] * scale : 0.0f;
+    const std::size_t begin = block * kBlock, end = std::min(n, begin + kBlock);
+    Rng(forward_seed + block).coins(threshold, m + begin, end - begin);
+    for (std::size_t i = begin; i < end; ++i) values[i] = m[i] ? values[i] * scale : 0.0f;
   }
   return std::move(x);
 }

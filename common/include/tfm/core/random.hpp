@@ -6,6 +6,7 @@
 /// Box–Muller for normals.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "tfm/core/tensor.hpp"
@@ -38,6 +39,9 @@ class Rng {
   float normal();
   /// Uniform integer in [0, n).
   std::uint64_t below(std::uint64_t n);
+  /// Coin flips: keep[i] = 1 if a 16-bit uniform u in [0, 65536) is at least `threshold`, else 0
+  /// (so P(1) = 1 - threshold / 65536), for i < n. One draw gives the coins of four entries.
+  void coins(std::uint32_t threshold, std::uint8_t* keep, std::size_t n);
 
   /// Fills a tensor with values uniform in [low, high).
   template <class Tensor>
