@@ -5,23 +5,20 @@
 #include "tfm/core/heap.hpp"
 
 // AddressSanitizer brings its own allocator, which glibc's thresholds do not steer.
-#if defined(__SANITIZE_ADDRESS__)
-#define TFM_GLIBC_HEAP 0
-#elif defined(__has_feature)
+#if defined(__SANITIZE_ADDRESS__)  // g++
+#define TFM_ASAN
+#elif defined(__has_feature)  // clang++
 #if __has_feature(address_sanitizer)
-#define TFM_GLIBC_HEAP 0
+#define TFM_ASAN
 #endif
 #endif
-#if !defined(TFM_GLIBC_HEAP) && defined(__GLIBC__)
-#define TFM_GLIBC_HEAP 1
+#if defined(__GLIBC__) && !defined(TFM_ASAN)
+#define TFM_GLIBC_HEAP
 #include <malloc.h>
-#endif
-#if !defined(TFM_GLIBC_HEAP)
-#define TFM_GLIBC_HEAP 0
 #endif
 
 TEST_CASE("a freed block of 31 MiB stays in the heap for the next step", "[heap]") {
-#if TFM_GLIBC_HEAP
+#ifdef TFM_GLIBC_HEAP
   tfm::keep_freed_memory_for_reuse();
   // glibc's default gives a block this large a mapping of its own and unmaps it when it is freed:
   // the next step would fault in fresh pages. (Each ctest case runs in a process of its own, so no
