@@ -90,7 +90,8 @@ TEST_CASE("machine: a product with a subnormal operand gives exactly 0 on every 
     for (const float x : product) non_zero += x != 0.0f ? 1 : 0;
     CHECK(non_zero == 0);
   }
-  // The weight gradient's form, dW += dyᵀ x summed over 5120 positions.
+  // The weight gradient's form, dW += dyᵀ x summed over 5120 positions: the sum is cut into
+  // slices, each a partial dW of its own.
   Tensor3 dy = Tensor3::from_shape({128, 40, 256}), x = Tensor3::from_shape({128, 40, 256});
   dy.fill(kSubnormal);
   x.fill(1.0f);
@@ -151,7 +152,7 @@ Trained train_on(int threads, std::size_t steps) {
 }  // namespace
 
 TEST_CASE("machine: training gives the same bits on 1 thread as on 2", "[machine][threads]") {
-  // The products are cut into slices by their shape alone (gemm_slices), and every other loop
+  // The products are cut into slices by their shape alone (gemm_split), and every other loop
   // the threads share computes each entry on one thread: so the thread count changes the time,
   // never a bit of the result. Three steps of dropout, attention, LayerNorm and Adam at
   // vowels-small's sizes, once on each.

@@ -1,11 +1,12 @@
 // The matrix-product kernels the way training runs them (issue #14): at the model's real sizes
 // and, under ctest, also on 2 threads (tests/CMakeLists.txt runs the "[threads]" cases again with
-// OMP_NUM_THREADS=2), so that gemm()'s split of a big product across the threads (by rows of C
-// when M >= N, by columns when N > M, with pointer arithmetic that differs for a transposed
-// operand) is exercised. gemm_slices says where the slices of each shape begin and end. Every result is checked against a plain double-precision loop.
-// The cases are hidden ([.]) from the default, single-threaded run, where gemm() never splits and
-// test_matmul.cpp covers its one-call path: ctest runs them in its two_threads entry, and
-// `bin/tfm_tests "[threads]"` runs them on the threads the environment gives.
+// OMP_NUM_THREADS=2), so that gemm()'s split of a big product across the threads is exercised:
+// by rows of C, by its columns, or by the inner dimension (partial products added in order), with
+// pointer arithmetic that differs for a transposed operand. gemm_split says where the slices of
+// each shape begin and end. Every result is checked against a plain double-precision loop.
+// The cases are hidden ([.]) from the default run, which takes the same slices one after the
+// other on one thread: ctest runs them in its two_threads entry, and `bin/tfm_tests "[threads]"`
+// runs them on the threads the environment gives.
 //
 // The bound. Every operand holds exact float32 values; a float32 product C = alpha op(A) op(B)
 // + beta C0 computed in ANY summation order (blocked, with or without FMA) satisfies, for each
@@ -77,6 +78,19 @@ std::vector<bool> chosen(std::size_t extent, std::size_t parts, std::size_t all_
   const std::size_t stride = std::max<std::size_t>(1, extent / spread) | 1;
   for (std::size_t i = 3; i < extent; i += stride) add(i);
   return pick;
+}
+
+// How many slices of C's rows (or columns) gemm() cuts [m, k] · [k, n] into: 1 when it cuts
+// another side, or nothing.
+std::size_t slices_along(GemmSplit::Along along, std::size_t m, std::size_t n, std::size_t k) {
+  const GemmSplit split = gemm_split(m, n, k);
+  return split.along == along ? split.parts : 1;
+}
+std::size_t row_slices(std::size_t m, std::size_t n, std::size_t k) {
+  return slices_along(GemmSplit::Along::kRows, m, n, k);
+}
+std::size_t column_slices(std::size_t m, std::size_t n, std::size_t k) {
+  return slices_along(GemmSplit::Along::kColumns, m, n, k);
 }
 
 struct Report {
@@ -212,8 +226,8 @@ TEST_CASE(
         REQUIRE(c.shape() == Tensor2::shape_type{s.m, s.n});
         const Report r =
             check_product(c.data(), op_of_a(a, op_a), op_of_b_transposed(b, op_b), alpha, nullptr,
-                          nullptr, chosen(s.m, gemm_slices(s.m, s.n, s.k), 0, 24),
-                          chosen(s.n, gemm_slices(s.m, s.n, s.k), 0, 24));
+                          nullptr, chosen(s.m, row_slices(s.m, s.n, s.k), 0, 24),
+                          chosen(s.n, column_slices(s.m, s.n, s.k), 0, 24));
         INFO(r.describe());
         CHECK(r.worst <= 1.0);
       }
@@ -235,8 +249,8 @@ TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the ge
     Tensor1 bias = Tensor1::from_shape({out});
     rng.fill_uniform(bias, -1.0f, 1.0f);
     const Dense w_rows = as_double(w.data(), out, 256, false);  // op(Wᵀ)ᵀ = W
-    const std::size_t slices = gemm_slices(5120, out, 256);
-    const auto rows = chosen(5120, slices, 0, 24), cols = chosen(out, slices, 64, 24);
+    const auto rows = chosen(5120, row_slices(5120, out, 256), 0, 24),
+               cols = chosen(out, column_slices(5120, out, 256), 64, 24);
 
     const Tensor3 y = linear(x, w, bias);
     REQUIRE(y.shape() == Tensor3::shape_type{128, 40, out});
@@ -260,37 +274,44 @@ TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the ge
   REQUIRE(dx.shape() == Tensor3::shape_type{128, 40, 256});
   const Report r = check_product(dx.data(), as_double(dy.data(), 5120, 1024, false),
                                  op_of_b_transposed(w1, Op::kPlain), 1.0, nullptr, nullptr,
-                                 chosen(5120, gemm_slices(5120, 256, 1024), 0, 24),
-                                 chosen(256, gemm_slices(5120, 256, 1024), 0, 24));
+                                 chosen(5120, row_slices(5120, 256, 1024), 0, 24),
+                                 chosen(256, column_slices(5120, 256, 1024), 0, 24));
   INFO("matmul(dy, W): " << r.describe());
   CHECK(r.worst <= 1.0);
 }
 
 TEST_CASE("matmul kernels: matmul_accumulate, the weight gradient summed over K = B·L = 5120",
           "[matmul][threads][.]") {
-  // dW += op(a) op(b) over 128 x 40 positions, on top of what dW held (beta = 1). The backward
-  // pass's form is (kTransposed, kPlain): dW1 [1024, 256] += dyᵀ x (M >= N: by rows) and
-  // dW2 [256, 1024] += dy2ᵀ h (N > M: by columns); the other three combinations at the first
-  // shape too, with the operands stored as their ops need.
+  // dW += op(a) op(b) over 128 x 40 positions, on top of what dW held (beta = 1). K is the longest
+  // side, so the sum over the positions is cut (by depth): each slice of positions gives a partial
+  // dW. The backward pass's form is (kTransposed, kPlain): dW1 [1024, 256] += dyᵀ x and dW2
+  // [256, 1024] += dy2ᵀ h; the other three combinations at the first shape too, with the operands
+  // stored as their ops need. Then K = 3001 (slices of 751 and, last, 748), every entry checked.
   Rng rng(16);
   struct Case {
-    std::size_t m, n;
+    std::size_t m, n, k;
     Op op_a, op_b;
   };
-  const std::size_t K = 5120;
-  for (const Case t :
-       {Case{1024, 256, Op::kTransposed, Op::kPlain}, Case{256, 1024, Op::kTransposed, Op::kPlain},
-        Case{1024, 256, Op::kPlain, Op::kPlain}, Case{1024, 256, Op::kPlain, Op::kTransposed},
-        Case{1024, 256, Op::kTransposed, Op::kTransposed}}) {
-    INFO("dW [" << t.m << ", " << t.n << "] += a " << name(t.op_a) << " x b " << name(t.op_b));
-    const Tensor2 a2 = stored(t.m, K, t.op_a, rng), b2 = stored(K, t.n, t.op_b, rng);
+  for (const Case t : {Case{1024, 256, 5120, Op::kTransposed, Op::kPlain},
+                       Case{256, 1024, 5120, Op::kTransposed, Op::kPlain},
+                       Case{1024, 256, 5120, Op::kPlain, Op::kPlain},
+                       Case{1024, 256, 5120, Op::kPlain, Op::kTransposed},
+                       Case{1024, 256, 5120, Op::kTransposed, Op::kTransposed},
+                       Case{101, 67, 3001, Op::kTransposed, Op::kPlain},
+                       Case{101, 67, 3001, Op::kPlain, Op::kPlain},
+                       Case{101, 67, 3001, Op::kPlain, Op::kTransposed},
+                       Case{101, 67, 3001, Op::kTransposed, Op::kTransposed}}) {
+    INFO("dW [" << t.m << ", " << t.n << "] += a " << name(t.op_a) << " x b " << name(t.op_b)
+                << ", K = " << t.k);
+    REQUIRE(gemm_split(t.m, t.n, t.k).along == GemmSplit::Along::kDepth);
+    const Tensor2 a2 = stored(t.m, t.k, t.op_a, rng), b2 = stored(t.k, t.n, t.op_b, rng);
     const Tensor3 a = as_positions(a2), b = as_positions(b2);
     Tensor2 dw = stored(t.m, t.n, Op::kPlain, rng);
     const Tensor2 before = dw;
     matmul_accumulate(dw, a, b, t.op_a, t.op_b);
-    const Report r = check_product(
-        dw.data(), op_of_a(a2, t.op_a), op_of_b_transposed(b2, t.op_b), 1.0, before.data(), nullptr,
-        chosen(t.m, gemm_slices(t.m, t.n, K), 0, 8), chosen(t.n, gemm_slices(t.m, t.n, K), 0, 8));
+    const Report r =
+        check_product(dw.data(), op_of_a(a2, t.op_a), op_of_b_transposed(b2, t.op_b), 1.0,
+                      before.data(), nullptr, chosen(t.m, 1, 128, 8), chosen(t.n, 1, 128, 8));
     INFO(r.describe());
     CHECK(r.worst <= 1.0);
   }
@@ -342,16 +363,22 @@ TEST_CASE("matmul kernels: odd extents split both ways, 2-D and batched, every e
           "[matmul][threads][.]") {
   // Extents that do not divide by 2 (or by 3, 4): M = 1001 >= N (split by rows, slices of 501 and
   // 500), N = 1001 > M (split by columns), K = 301; big enough (60 M multiply-adds) to be split.
-  // The batched form runs the split products one after the other, each at its own offset.
+  // Then K = 1999 > M, N (split by depth: slices of 500 and, last, 499) with beta = 0, so the
+  // partials are added into memory that held nothing. The batched form runs the split products
+  // one after the other, each at its own offset.
   Rng rng(18);
+  using Along = GemmSplit::Along;
   struct Shape {
     std::size_t m, n, k;
+    Along along;
   };
-  for (const Shape s : {Shape{1001, 200, 301}, Shape{200, 1001, 301}})
+  for (const Shape s : {Shape{1001, 200, 301, Along::kRows}, Shape{200, 1001, 301, Along::kColumns},
+                        Shape{120, 90, 1999, Along::kDepth}})
     for (const Op op_a : {Op::kPlain, Op::kTransposed})
       for (const Op op_b : {Op::kPlain, Op::kTransposed}) {
         INFO("[" << s.m << ", " << s.k << "] x [" << s.k << ", " << s.n << "], a " << name(op_a)
                  << ", b " << name(op_b));
+        REQUIRE(gemm_split(s.m, s.n, s.k).along == s.along);
         const Tensor2 a = stored(s.m, s.k, op_a, rng), b = stored(s.k, s.n, op_b, rng);
         const Dense da = op_of_a(a, op_a), dbt = op_of_b_transposed(b, op_b);
         const std::vector<bool> all_rows(s.m, true), no_cols(s.n, false);
