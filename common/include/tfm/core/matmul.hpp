@@ -42,17 +42,23 @@ Tensor3 matmul(const Tensor3& x, const Tensor2& w, Op op_w = Op::kPlain);
 /// `matmul_accumulate(dW, dy, x, Op::kTransposed, Op::kPlain)`: `[out, B·L] · [B·L, in]`.
 void matmul_accumulate(Tensor2& c, const Tensor3& a, const Tensor3& b, Op op_a, Op op_b);
 
-/// How one big product `[m, k] · [k, n]` is cut into slices for the threads: along its longest
-/// side. Slices of C's rows or of its columns are products of their own. Slices of the inner
-/// dimension k (a weight gradient sums over B·L positions, far more than its m or n) each give a
-/// partial product of the whole of C, and the partials are added in order. The cut depends on the
-/// shape alone, never on the number of threads, so a product gives the same bits on 1 thread as
-/// on 2. The tests use it to check every slice's edges.
+/// How one big product `[m, k] · [k, n]` is cut into slices for the threads.
 struct GemmSplit {
-  enum class Along { kNothing, kRows, kColumns, kDepth };
-  Along along;
-  std::size_t parts;  ///< a power of two; 1 when along is kNothing
+  /// The side that is cut.
+  enum class Along {
+    kNothing,  ///< one call: the product is too small to be worth cutting
+    kRows,     ///< slices of C's rows, each a product of its own
+    kColumns,  ///< slices of C's columns, each a product of its own
+    kDepth     ///< slices of k, each a partial of all of C; the partials are added in order
+  };
+  Along along;        ///< which side
+  std::size_t parts;  ///< how many slices: a power of two; 1 when along is kNothing
 };
+
+/// The cut of `[m, k] · [k, n]`: along its longest side (a weight gradient sums over B·L
+/// positions, far more than its m or n, so its sum is cut). It depends on the shape alone, never
+/// on the number of threads, so a product gives the same bits on 1 thread as on 2. The tests use
+/// it to check every slice's edges.
 GemmSplit gemm_split(std::size_t m, std::size_t n, std::size_t k);
 
 /// `nn.Linear`'s product: x `[B, L, in]`, weight `[out, in]`, bias `[out]` or empty ->
