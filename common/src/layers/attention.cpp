@@ -41,8 +41,25 @@ Tensor4 fill_blocked(Tensor4 scores, const Mask& mask, float value) {
 
 }  // namespace
 
+Tensor4 ScaledDotProductAttention::forward(Tensor4&& query, Tensor4&& key, Tensor4&& value,
+                                           const Mask* mask) {
+  Tensor4 context = attend(query, key, value, mask);
+  if (grad_enabled()) {  // backward needs the three inputs for the gradients of the two products
+    query_ = std::move(query);
+    key_ = std::move(key);
+    value_ = std::move(value);
+  }
+  return context;
+}
+
 Tensor4 ScaledDotProductAttention::forward(const Tensor4& query, const Tensor4& key,
                                            const Tensor4& value, const Mask* mask) {
+  if (grad_enabled()) return forward(Tensor4(query), Tensor4(key), Tensor4(value), mask);
+  return attend(query, key, value, mask);  // inference: nothing to keep, nothing copied
+}
+
+Tensor4 ScaledDotProductAttention::attend(const Tensor4& query, const Tensor4& key,
+                                          const Tensor4& value, const Mask* mask) {
   const profile::Scope timed("attention forward (scale, mask)");
   // [sdpa forward inputs]
   // query [B, H, Lq, d_k], key [B, H, Lk, d_k], value [B, H, Lk, d_v], mask [B, Lq, Lk] or none
@@ -80,10 +97,7 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& query, const Tensor4& 
   // [sdpa forward context]
   // C = A V: each query's output is a weighted average of the value rows.
   Tensor4 context = traced(matmul(weights, value), "weighted sum", "C = A V", kContextAxes);
-  if (grad_enabled()) {  // backward needs the three inputs, the mask and the weights
-    query_ = query;
-    key_ = key;
-    value_ = value;
+  if (grad_enabled()) {  // backward needs Q, K, V (kept by forward), the mask and the weights
     has_mask_ = mask != nullptr;
     mask_ = has_mask_ ? *mask : Mask();
     weights_ = std::move(weights);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/profile.hpp"
@@ -65,11 +66,13 @@ Tensor3 concat_heads(const Tensor4& x) {
   Tensor3 joined = Tensor3::from_shape({B, L, H * d_k});
 #pragma omp parallel for if (x.size() > (1 << 16))
   for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t l = 0; l < L; ++l) {
+    for (std::size_t l = 0; l < L; ++l) {  // row by row of the result: its writes stay in order
+      float* row = joined.data() + (b * L + l) * H * d_k;
+      for (std::size_t h = 0; h < H; ++h) {
         const float* head_row = x.data() + ((b * H + h) * L + l) * d_k;
-        std::copy(head_row, head_row + d_k, joined.data() + (b * L + l) * H * d_k + h * d_k);
+        std::copy(head_row, head_row + d_k, row + h * d_k);
       }
+    }
   return joined;
 }
 // [split heads]
@@ -104,16 +107,18 @@ Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& m
   const Tensor3 value = traced(w_v.forward(memory), "project values", "V", kLenK);
 
   // Head h owns columns h*d_k .. (h+1)*d_k - 1 of each projection.
-  const Tensor4 query_heads = traced(split_heads(query, n_heads_), "split heads", "Q", kHeadsQ);
-  const Tensor4 key_heads = traced(split_heads(key, n_heads_), "split heads", "K", kHeadsK);
-  const Tensor4 value_heads = traced(split_heads(value, n_heads_), "split heads", "V", kHeadsV);
+  Tensor4 query_heads = traced(split_heads(query, n_heads_), "split heads", "Q", kHeadsQ);
+  Tensor4 key_heads = traced(split_heads(key, n_heads_), "split heads", "K", kHeadsK);
+  Tensor4 value_heads = traced(split_heads(value, n_heads_), "split heads", "V", kHeadsV);
 
   // Every head attends independently, with its own d_k-wide queries, keys and values; the mask
   // is the same for all heads.
   Tensor4 context;
   {
     trace::Scope scope("ScaledDotProductAttention, all heads at once");
-    context = attention_.forward(query_heads, key_heads, value_heads, mask);
+    // Moved in: the attention keeps the heads for backward (no copies).
+    context = attention_.forward(std::move(query_heads), std::move(key_heads),
+                                 std::move(value_heads), mask);
   }
 
   Tensor3 joined = traced(concat_heads(context), "concat heads", "concat", kConcat);

@@ -23,6 +23,9 @@ class ScaledDotProductAttention {
   /// the heads) or nullptr -> context `[B, H, Lq, d_v]`:
   /// softmax(Q Kᵀ / sqrt(d_k), blocked positions filled with -1e9) V.
   /// Keeps query, key, value, the mask and the weights for backward (under NoGrad: nothing).
+  Tensor4 forward(Tensor4&& query, Tensor4&& key, Tensor4&& value, const Mask* mask = nullptr);
+  /// The same, for inputs the caller keeps: backward keeps copies of them (under NoGrad: nothing
+  /// is copied).
   Tensor4 forward(const Tensor4& query, const Tensor4& key, const Tensor4& value,
                   const Mask* mask = nullptr);
 
@@ -40,6 +43,9 @@ class ScaledDotProductAttention {
   const Tensor4& weights() const { return weights_; }
 
  private:
+  // softmax(Q Kᵀ / sqrt(d_k), masked) V; keeps the weights (and the mask) for backward.
+  Tensor4 attend(const Tensor4& query, const Tensor4& key, const Tensor4& value, const Mask* mask);
+
   Tensor4 query_, key_, value_;  // forward's inputs, for the gradients of the two products
   Tensor4 weights_;              // softmax output A, for dV = Aᵀ dC and the softmax backward
   Mask mask_;                    // forward's mask (empty if none): blocked scores get no gradient
