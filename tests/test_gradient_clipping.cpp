@@ -76,6 +76,10 @@ TEST_CASE("first_non_finite_gradient names the culprit and clipping leaves it un
   model.a.grad.fill(1.0f);
   const ParameterList params = parameters_of(model);
   CHECK_FALSE(first_non_finite_gradient(params).has_value());
+  // The largest finite floats are finite, and so is the sum of their squares (in double).
+  model.b.grad.fill(-std::numeric_limits<float>::max());
+  CHECK_FALSE(first_non_finite_gradient(params).has_value());
+  model.b.grad.fill(0.0f);
   model.c.grad(1, 0, 2) = std::numeric_limits<float>::infinity();
   CHECK(first_non_finite_gradient(params) == std::string("c"));
   model.b.grad(3) = std::numeric_limits<float>::quiet_NaN();

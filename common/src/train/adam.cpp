@@ -35,12 +35,13 @@ void Adam::step(float learning_rate) {
       static_cast<float>(learning_rate / (1.0 - std::pow(static_cast<double>(b1), t)));
   const float inv_sqrt_correction2 =
       static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(static_cast<double>(b2), t)));
+  // Every entry is updated on its own: the threads share the parameters.
+#pragma omp parallel for schedule(dynamic)
   for (std::size_t k = 0; k < params_.size(); ++k) {
     const ParameterRef& p = params_.refs()[k];
     float* m = m_[k].data();
     float* v = v_[k].data();
-    // Every entry is updated on its own: the threads share the entries of a big parameter.
-#pragma omp parallel for simd if (p.size > (1 << 16))
+#pragma omp simd
     for (std::size_t i = 0; i < p.size; ++i) {
       const float g = p.grad[i] + decay * p.value[i];  // L2 penalty, as torch.optim.Adam
       m[i] = b1 * m[i] + (1.0f - b1) * g;              // running mean of g

@@ -1,18 +1,32 @@
 #include "tfm/train/gradient_clipping.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include "tfm/core/profile.hpp"
+#include "tfm/core/reductions.hpp"
 #include "tfm/core/tensor.hpp"
 
 namespace tfm {
 
+namespace {
+
+// Σ g² of each parameter's gradient, in double: a model has millions of entries, and a float
+// running sum stops growing once it is ~1e7 times larger than the next term. The threads share
+// the parameters; each sum is one thread's, so the sums do not depend on the thread count.
+std::vector<double> squared_gradient_sums(const ParameterList& params) {
+  std::vector<double> sums(params.size());
+#pragma omp parallel for schedule(dynamic)
+  for (std::size_t k = 0; k < params.size(); ++k)
+    sums[k] = sum_squared_deviations(params.refs()[k].grad, 0.0, params.refs()[k].size);
+  return sums;
+}
+
+}  // namespace
+
 float gradient_norm(const ParameterList& params) {
-  // Squares summed in double: a model has millions of entries, and a float running sum stops
-  // growing once it is ~1e7 times larger than the next term.
   double squares = 0.0;
-  for (const ParameterRef& p : params)
-    for (std::size_t i = 0; i < p.size; ++i) squares += static_cast<double>(p.grad[i]) * p.grad[i];
+  for (double sum : squared_gradient_sums(params)) squares += sum;  // in order, on any thread count
   return static_cast<float>(std::sqrt(squares));
 }
 
@@ -25,16 +39,21 @@ float clip_grad_norm(const ParameterList& params, float max_norm) {
   // factor finite for a zero gradient and makes the clipped norm land just under max_norm.
   const float scale = max_norm / (norm + 1e-6f);
   if (scale < 1.0f) {
-    for (const ParameterRef& p : params)
+#pragma omp parallel for schedule(dynamic)
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      const ParameterRef& p = params.refs()[k];
       for (std::size_t i = 0; i < p.size; ++i) p.grad[i] *= scale;
+    }
   }
   return norm;
 }
 
 std::optional<std::string> first_non_finite_gradient(const ParameterList& params) {
-  for (const ParameterRef& p : params)
-    for (std::size_t i = 0; i < p.size; ++i)
-      if (!std::isfinite(p.grad[i])) return p.name;
+  // A NaN or an infinity among the entries makes their sum of squares non-finite; finite floats
+  // cannot (a square is at most ~1.2e77, far from double's limit), so no entry is tested alone.
+  const std::vector<double> sums = squared_gradient_sums(params);
+  for (std::size_t k = 0; k < params.size(); ++k)
+    if (!std::isfinite(sums[k])) return params.refs()[k].name;
   return std::nullopt;
 }
 
