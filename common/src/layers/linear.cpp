@@ -47,7 +47,7 @@ Tensor3 Linear::forward(Tensor3&& x) {
 
 Tensor3 Linear::forward(const Tensor3& x) {
   const profile::Scope timed("Linear forward (keeps its input)");
-  if (grad_enabled()) return forward(Tensor3(x));  // backward keeps a copy of x
+  if (grad_enabled()) return forward(copy_of(x));  // backward keeps a copy of x
   check_input(x);
   return linear(x, weight.value, bias.value);  // inference: nothing to keep, nothing copied
 }

@@ -81,6 +81,9 @@ inline void require(bool condition, const std::string& op, const std::string& me
 /// of a tensor that fed two places (a residual and its sub-layer, the keys and the values).
 void add_into(Tensor3& sum, const Tensor3& term);
 
+/// A copy of x, made on every thread (xtensor's copy constructor runs on one).
+Tensor3 copy_of(const Tensor3& x);
+
 /// `x * factor`, in x's memory, on every thread (xtensor's `x *= factor` runs on one).
 Tensor4 scaled(Tensor4 x, float factor);
 
