@@ -77,6 +77,7 @@ class PronounceModel : public PlayModel {
   tfm::TokenIds generate(const tfm::TokenIds& src, std::size_t beam) override {
     return task_->generate(model(), src, beam);
   }
+  std::string window_separator() const override { return " | "; }  // as --pronounce - prints
 
  private:
   std::shared_ptr<const pronounce::PronunciationTask> task_;
