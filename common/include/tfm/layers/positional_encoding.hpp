@@ -35,6 +35,9 @@ class PositionalEncoding {
   /// No backward is needed: d(x + pe)/d_x is the identity and the table is not trained, so the
   /// gradient flows through unchanged.
   void add_to(Tensor3& x, std::size_t offset = 0) const;
+  /// The backward of add_to: the table is a constant, so the gradient passes through unchanged
+  /// and nothing is learned. Returns `d_x` itself; it exists so that the trace shows the step.
+  const Tensor3& backward(const Tensor3& d_x) const;
 
   /// The whole table, `[max_len, d_model]`.
   const Tensor2& table() const { return table_; }
