@@ -183,15 +183,24 @@ inline void ffn_backward(ExpectedTrace& t, int depth, std::size_t B, std::size_t
   t.push_back({depth, "[FeedForward] backward linear1", "dx -> " + dims({B, L, d})});
 }
 
+/// The last sub-layer of a layer, backward on `[B, L, d]`: its Add & Norm, the feed-forward
+/// network, and the residual and feed-forward paths meeting in `sum` (the layer's own name).
+inline void feed_forward_sublayer_backward(ExpectedTrace& t, int depth, const Config& c,
+                                           const std::string& layer, const std::string& sum,
+                                           std::size_t B, std::size_t L) {
+  add_norm_backward(t, depth, B, L, c.d_model);
+  t.push_back({depth, "feed-forward backward", ""});
+  ffn_backward(t, depth + 1, B, L, c.d_model, c.d_ff);
+  t.push_back({depth, "[" + layer + "] residual + feed-forward paths add",
+               sum + " -> " + dims({B, L, c.d_model})});
+}
+
 /// One encoder layer's backward on `[B, S, d]`: the forward's sub-layers in reverse, and the
 /// residual paths meeting.
 inline void encoder_layer_backward(ExpectedTrace& t, int depth, const Config& c, std::size_t B,
                                    std::size_t S) {
   const std::string shape = dims({B, S, c.d_model});
-  add_norm_backward(t, depth, B, S, c.d_model);
-  t.push_back({depth, "feed-forward backward", ""});
-  ffn_backward(t, depth + 1, B, S, c.d_model, c.d_ff);
-  t.push_back({depth, "[EncoderLayer] residual + feed-forward paths add", "d_h -> " + shape});
+  feed_forward_sublayer_backward(t, depth, c, "EncoderLayer", "d_h", B, S);
   add_norm_backward(t, depth, B, S, c.d_model);
   t.push_back({depth, "self-attention backward", ""});
   mha_backward(t, depth + 1, B, S, S, c.d_model, c.n_heads);
@@ -202,10 +211,7 @@ inline void encoder_layer_backward(ExpectedTrace& t, int depth, const Config& c,
 inline void decoder_layer_backward(ExpectedTrace& t, int depth, const Config& c, std::size_t B,
                                    std::size_t T, std::size_t S) {
   const std::string shape = dims({B, T, c.d_model});
-  add_norm_backward(t, depth, B, T, c.d_model);
-  t.push_back({depth, "feed-forward backward", ""});
-  ffn_backward(t, depth + 1, B, T, c.d_model, c.d_ff);
-  t.push_back({depth, "[DecoderLayer] residual + feed-forward paths add", "d_h2 -> " + shape});
+  feed_forward_sublayer_backward(t, depth, c, "DecoderLayer", "d_h2", B, T);
   add_norm_backward(t, depth, B, T, c.d_model);
   t.push_back({depth, "cross-attention backward", ""});
   mha_backward(t, depth + 1, B, T, S, c.d_model, c.n_heads);

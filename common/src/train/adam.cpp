@@ -1,7 +1,6 @@
 #include "tfm/train/adam.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -9,6 +8,7 @@
 #include "tfm/core/profile.hpp"
 #include "tfm/core/tensor.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/io/format.hpp"
 
 namespace tfm {
 
@@ -76,10 +76,8 @@ void Adam::trace_update(float step_size, float inv_sqrt_correction2) const {
   trace::write_step("Adam", "update of the largest tensor", "delta " + p.name,
                     shape_string(p.shape), "");
   const double n = static_cast<double>(p.size);
-  char line[160];
-  std::snprintf(line, sizeof line, "rms(delta) = %.3g, rms(%s) = %.3g",
-                std::sqrt(update_squares / n), p.name.c_str(), std::sqrt(value_squares / n));
-  trace::note(line);
+  trace::note(format("rms(delta) = %.3g, rms(%s) = %.3g", std::sqrt(update_squares / n),
+                     p.name.c_str(), std::sqrt(value_squares / n)));
 }
 
 const std::vector<float>& Adam::first_moment(std::size_t index) const {
