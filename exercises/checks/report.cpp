@@ -98,6 +98,18 @@ std::string compare(const std::string& what, const Tensor& expected, const Tenso
          std::to_string(wrong) + " of " + std::to_string(got.size()) + " entries wrong)";
 }
 
+std::string compare(const std::string& what, const Tensor& expected, const Tensor& got,
+                    const std::vector<Mistake>& mistakes, float atol, float rtol) {
+  std::string problem = compare(what, expected, got, atol, rtol);
+  if (problem.empty() || got.shape() != expected.shape()) return problem;
+  for (const Mistake& mistake : mistakes) {
+    if (compare(what, mistake.result, got, atol, rtol).empty()) {
+      return problem + "\n           your result equals " + mistake.description;
+    }
+  }
+  return problem;
+}
+
 std::string compare(const std::string& what, const Mask& expected, const Mask& got) {
   std::string shape = shape_problem(what, expected, got);
   if (!shape.empty()) return shape;

@@ -37,6 +37,14 @@ class Report {
 /// wrong. `what` names the output (e.g. "d_x"). An empty `got` is called not written yet.
 std::string compare(const std::string& what, const Tensor& expected, const Tensor& got,
                     float atol = 1e-5f, float rtol = 1e-4f);
+/// A known mistake: what it is called and what it computes on the check's inputs.
+struct Mistake {
+  std::string description;  ///< e.g. "softmax(Q Kᵀ) V without the 1/sqrt(d_k) scale"
+  Tensor result;
+};
+/// compare(), and when `got` is wrong but equals one of `mistakes`, the problem says which.
+std::string compare(const std::string& what, const Tensor& expected, const Tensor& got,
+                    const std::vector<Mistake>& mistakes, float atol = 1e-5f, float rtol = 1e-4f);
 /// The same for integer tensors (masks, ids): exact.
 std::string compare(const std::string& what, const Mask& expected, const Mask& got);
 
