@@ -156,6 +156,13 @@ Tensor random_tensor(const std::vector<std::size_t>& shape, unsigned seed, float
   return t;
 }
 
+Tensor as_rows(const Tensor& x) {
+  const std::size_t last = x.rank() > 0 ? x.shape().back() : 0;
+  Tensor rows({last > 0 ? x.size() / last : 0, last});
+  rows.flat() = x.flat();
+  return rows;
+}
+
 double dot(const Tensor& a, const Tensor& b) {
   double sum = 0.0;
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) sum += double(a.flat()[i]) * b.flat()[i];

@@ -58,6 +58,10 @@ std::string finite_differences(const std::string& what, Tensor& input, const Ten
 Tensor random_tensor(const std::vector<std::size_t>& shape, unsigned seed, float low = -1.0f,
                      float high = 1.0f);
 
+/// The same entries as a matrix `[product of the other extents, last extent]`: a `[B, L, d]`
+/// fixture as the `[N, d]` rows an exercise takes.
+Tensor as_rows(const Tensor& x);
+
 /// sum(a * b) in double: the scalar loss whose gradient with respect to a is b.
 double dot(const Tensor& a, const Tensor& b);
 
