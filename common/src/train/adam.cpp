@@ -28,6 +28,7 @@ Adam::Adam(const ParameterList& params, AdamOptions options) : params_(params), 
 void Adam::step(float learning_rate) {
   const profile::Scope timed("Adam step");
   require(learning_rate >= 0.0f, "Adam", "the learning rate must not be negative");
+  params_.verify("Adam::step");
   ++steps_;
   const double t = static_cast<double>(steps_);
   const float b1 = options_.beta1, b2 = options_.beta2, eps = options_.eps;
