@@ -626,10 +626,10 @@ def paragraph_before(text, position):
         before = before[:-4]
     elif re.search(r"<[^>]+>$", before):
         return None
-    start = before.rfind("<p>")
-    if start < 0 or re.search(r"</(?:h\d|li|table|div|pre|ol|ul)>", before[start:]):
+    starts = list(re.finditer(r"<p\b[^>]*>", before))  # Doxygen writes "<p >"
+    if not starts or re.search(r"</(?:h\d|li|table|div|pre|ol|ul)>", before[starts[-1].end():]):
         return None
-    return html.unescape(re.sub(r"<[^>]+>", "", before[start + 3:])).strip()
+    return html.unescape(re.sub(r"<[^>]+>", "", before[starts[-1].end():])).strip()
 
 
 def rule_lists_after_whole_sentences(bk):
@@ -641,7 +641,8 @@ def rule_lists_after_whole_sentences(bk):
         contents = contents_of(page.text)
         for m in re.finditer(r"<(ol|ul)\b[^>]*>", contents):
             paragraph = paragraph_before(contents, m.start())
-            if paragraph and not re.search(r"[.:?!)\u2026]$", paragraph):
+            # A display formula (\[ ... \]) may close the paragraph: it ends its sentence.
+            if paragraph and not re.search(r"(?:[.:?!)\u2026]|\\\])$", paragraph):
                 item = re.sub(r"<[^>]+>", "", contents[m.end():m.end() + 120]).strip()
                 start = re.search(r'start="(\d+)"', m.group(0))
                 problems.append("%s: a paragraph ends mid-sentence before a list: %r, then %s%r "

@@ -227,7 +227,7 @@ class BookCheck(unittest.TestCase):
         self.assertEqual(self.problems(), [])
 
     def test_a_paragraph_cut_mid_sentence_by_a_list(self):
-        self.change_page("<p>One line.</p>", '<p>It saves a checkpoint every</p>\n<ol start="100">'
+        self.change_page("<p>One line.</p>", '<p >It saves a checkpoint every</p>\n<ol start="100">'
                          "\n<li>It tests the last one.</li>\n</ol>")
         self.assert_fails("a paragraph ends mid-sentence before a list: 'It saves a checkpoint "
                           "every', then item 100")
