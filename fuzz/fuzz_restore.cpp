@@ -2,6 +2,8 @@
 // task's vocabulary and a 64-row positional table, then tfm::vowel_forcing, which decoding
 // applies to it). Any input must give ids or a std::invalid_argument (a VocabularyError names
 // the character); accepted ids must force exactly the letters and spaces the text shows.
+// The same bytes typed as plain text (`--restore -`, the playground: tfm::read_typed_text, cut by
+// tfm::text_windows) must always be readable: every window fits the table and is read as ids.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -28,5 +30,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   } catch (const std::invalid_argument&) {
   }
+  const tfm::TypedText typed = tfm::read_typed_text(text);
+  std::string joined;
+  for (const std::string& window : tfm::text_windows(typed.masked, 40)) {
+    if (window.empty() || window.size() > 40) __builtin_trap();
+    if (tfm::restore_input_ids(vocabulary, window, 64).size() != window.size()) __builtin_trap();
+    joined += window;
+  }
+  if (joined != typed.masked) __builtin_trap();
   return 0;
 }

@@ -33,6 +33,7 @@ struct Options {
   std::string task, corpus;
   std::string test_corpus;  // another text the trained model is also tested on
   std::optional<std::string> restore;
+  std::string attention_dir;  // with --restore -
   std::size_t eval_windows = 500;
   bool keep_letters = true;
   tfm::RunOptions run;  // the options every training run has
@@ -45,7 +46,11 @@ tfm::CommandLine declare_options() {
       .option("--corpus", "FILE", "vowels: the text to train and test on", tfm::kDefaultCorpusPath)
       .option("--test-corpus", "FILE",
               "vowels: also test on windows of another text (baselines fitted on --corpus)")
-      .option("--restore", "TEXT", "vowels: restore the vowels of TEXT, e.g. \"th* t*m* m*ch*n*\"")
+      .option("--restore", "TEXT",
+              "vowels: restore the vowels of TEXT, e.g. \"th* t*m* m*ch*n*\"; - reads lines of "
+              "plain text from standard input")
+      .option("--attention-dir", "DIR",
+              "with --restore -: write the attention maps of the last text into DIR")
       .option("--eval-windows", "N", "vowels: held-out windows to test on", "500")
       .flag("--free", "vowels: let the model rewrite the letters it was given too");
   tfm::RunOptions::Declared declared;
@@ -67,6 +72,9 @@ Options read_options(const tfm::CommandLine& cli) {
   o.corpus = cli.value("--corpus");
   o.test_corpus = cli.value("--test-corpus");
   if (cli.given("--restore")) o.restore = cli.value("--restore");
+  o.attention_dir = cli.value("--attention-dir");
+  if (cli.given("--attention-dir") && o.restore != "-")
+    throw UsageError("--attention-dir needs --restore - (texts from standard input)");
   o.eval_windows = cli.count("--eval-windows", 1, 100000);
   o.keep_letters = !cli.flag_set("--free");
   o.run = tfm::RunOptions::read(cli);
@@ -90,7 +98,7 @@ int main(int argc, char** argv) {
     const auto* vowels =
         dynamic_cast<const tfm::VowelTask*>(task.get());  // null for copy and translate
     const tfm::Config config = tfm::model_config(cli, o.run, *task);
-    if (o.restore) {  // a text the model cannot read is refused before anything is trained
+    if (o.restore && *o.restore != "-") {  // refused before anything is trained
       try {
         tfm::restore_source_ids(task->source_vocabulary(), *o.restore, config.max_len);
       } catch (const std::invalid_argument& e) {
@@ -115,6 +123,8 @@ int main(int argc, char** argv) {
 
     tfm::Transformer& model = run.model();
     const std::size_t beam = o.run.beam;
+    if (o.restore == "-")
+      return tfm::restore_lines(std::cin, model, *vowels, beam, o.attention_dir) == 0 ? 0 : 1;
     if (o.restore) {
       std::cout << *o.restore << "  ->  "
                 << vowels->restore(model, *o.restore, beam, o.keep_letters) << "\n";

@@ -23,6 +23,8 @@ using tfm::UsageError;
 struct Options {
   std::string dictionary, lts_rules;
   std::vector<std::string> words;  // to pronounce
+  bool words_from_input = false;   // --pronounce -: lines of words from standard input
+  std::string attention_dir;       // with --pronounce -
   std::size_t eval_words = 0, max_beam = 5;
   tfm::RunOptions run;  // the options every training run has
 };
@@ -34,7 +36,10 @@ tfm::CommandLine declare_options() {
       .option("--lts-rules", "FILE", "Festival's letter-to-sound rules, the baseline",
               pronounce::kCmuLtsRulesPath)
       .repeated("--pronounce", "WORD",
-                "print the phonemes of WORD (repeat it, or give several words in one value)")
+                "print the phonemes of WORD (repeat it, or give several words in one value); "
+                "- reads lines of words from standard input")
+      .option("--attention-dir", "DIR",
+              "with --pronounce -: write the attention maps of the last word into DIR")
       .option("--eval-words", "N", "test words to decode (0: all)", "0")
       .option("--max-beam", "K", "test greedy decoding and beam search K = 1..K", "5");
   tfm::RunOptions::declare(cli);
@@ -47,8 +52,13 @@ Options read_options(const tfm::CommandLine& cli) {
   o.lts_rules = cli.value("--lts-rules");
   o.eval_words = cli.count("--eval-words");
   o.max_beam = cli.count("--max-beam", 1, 16);
+  o.words_from_input = cli.values("--pronounce") == std::vector<std::string>{"-"};
+  o.attention_dir = cli.value("--attention-dir");
+  if (cli.given("--attention-dir") && !o.words_from_input)
+    throw UsageError("--attention-dir needs --pronounce - (words from standard input)");
   // Every value of --pronounce, cut at spaces: --pronounce "one two" --pronounce three.
-  for (const std::string& value : cli.values("--pronounce")) {
+  for (const std::string& value :
+       o.words_from_input ? std::vector<std::string>{} : cli.values("--pronounce")) {
     std::size_t start = value.find_first_not_of(' ');
     if (start == std::string::npos) throw UsageError("--pronounce: a word is empty");
     while (start != std::string::npos) {
@@ -58,7 +68,7 @@ Options read_options(const tfm::CommandLine& cli) {
       start = value.find_first_not_of(' ', end == std::string::npos ? value.size() : end);
     }
   }
-  if (!o.words.empty())  // the options of the test, which --pronounce does not run
+  if (!o.words.empty() || o.words_from_input)  // the test's options; --pronounce runs no test
     for (const char* option : {"--lts-rules", "--eval-words", "--max-beam"})
       if (cli.given(option))
         throw UsageError(std::string(option) +
@@ -85,7 +95,8 @@ int main(int argc, char** argv) {
     }
     // Festival's rules, the baseline, read before training (a bad file costs nothing).
     std::optional<pronounce::LetterToSound> festival;
-    if (o.words.empty()) festival = pronounce::LetterToSound::from_file(o.lts_rules);
+    if (o.words.empty() && !o.words_from_input)
+      festival = pronounce::LetterToSound::from_file(o.lts_rules);
 
     tfm::TrainingRun run(config, o.run, task, std::cout);
     const std::string trained = run.train(std::cout);
@@ -94,6 +105,8 @@ int main(int argc, char** argv) {
 
     tfm::Transformer& model = run.model();
     const std::size_t beam = o.run.beam;
+    if (o.words_from_input)
+      return pronounce::pronounce_lines(std::cin, model, task, beam, o.attention_dir) == 0 ? 0 : 1;
     if (!o.words.empty()) {
       const std::vector<std::string> phonemes = task.pronounce(model, o.words, beam);
       for (std::size_t i = 0; i < o.words.size(); ++i)

@@ -1,8 +1,11 @@
 #include "pronounce/task.hpp"
 
 #include <algorithm>
+#include <iostream>
+#include <sstream>
 
 #include "tfm/decode/beam_search.hpp"
+#include "tfm/decode/text_lines.hpp"
 
 namespace pronounce {
 
@@ -69,6 +72,26 @@ std::vector<std::string> PronunciationTask::pronounce(tfm::Transformer& model,
     phonemes.push_back(text);
   }
   return phonemes;
+}
+
+std::size_t pronounce_lines(std::istream& in, tfm::Transformer& model,
+                            const PronunciationTask& task, std::size_t beam,
+                            const std::string& attention_dir) {
+  return tfm::answer_lines(
+      in, std::cout, std::cerr, "--pronounce -", model, task.source_vocabulary(),
+      task.target_vocabulary(),
+      [&](const std::string& line) {
+        std::istringstream split(line);
+        std::vector<std::string> words;
+        for (std::string word; split >> word;) words.push_back(word);
+        tfm::LineAnswer answer;
+        for (const std::string& phonemes : task.pronounce(model, words, beam))
+          answer.output += (answer.output.empty() ? "" : " | ") + phonemes;
+        answer.src = task.data().encode_words({words.back()}, model.config().max_len);
+        answer.generated = task.generate(model, answer.src, beam);
+        return answer;
+      },
+      attention_dir);
 }
 
 }  // namespace pronounce

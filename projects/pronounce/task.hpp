@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,5 +46,13 @@ class PronunciationTask : public tfm::Task {
 
   std::shared_ptr<const PronunciationData> data_;
 };
+
+/// `--pronounce -`: every line of `in` (words separated by spaces) pronounced with `task`, by
+/// tfm::answer_lines (on standard output and error; the words' phonemes joined by " | "), the
+/// attention maps of the last word written into `attention_dir` (unless empty). Returns the
+/// number of lines refused.
+std::size_t pronounce_lines(std::istream& in, tfm::Transformer& model,
+                            const PronunciationTask& task, std::size_t beam,
+                            const std::string& attention_dir);
 
 }  // namespace pronounce

@@ -27,6 +27,7 @@
 #include "tfm/train/training_run.hpp"
 #include "translate/baselines.hpp"
 #include "translate/bible.hpp"
+#include "translate/saved_data.hpp"
 #include "translate/translation_data.hpp"
 #include "translate/translation_metrics.hpp"
 #include "translate/translator.hpp"
@@ -37,7 +38,6 @@ namespace {
 using tfm::UsageError;
 using namespace translate;
 
-constexpr const char* kTokenizerFile = "tokenizer.txt";  // the checkpoint's extra file
 // About five minutes on two cores (experiments/translate_recipe.py records the time).
 constexpr std::size_t kDefaultSteps = 1500;
 constexpr std::size_t kDefaultSymbols = 4000;
@@ -85,6 +85,7 @@ struct Options {
   float alpha = 0.6f;
   std::string export_test_set;
   std::vector<std::string> translate;
+  std::string attention_dir;  // with --translate -
   bool greedy_too = true;
 };
 
@@ -102,7 +103,10 @@ tfm::CommandLine declare_options() {
       .option("--longest", "N", "leave training verses longer than N subwords out",
               std::to_string(kDefaultLongest))
       .option("--alpha", "A", "the length penalty's alpha of beam search", "0.6")
-      .repeated("--translate", "TEXT", "translate TEXT and stop (no test)")
+      .repeated("--translate", "TEXT",
+                "translate TEXT and stop (no test); - reads texts from standard input, one a line")
+      .option("--attention-dir", "DIR",
+              "with --translate -: write the attention maps of the last text into DIR")
       .option("--test-verses", "N", "test on N test verses spread over the test set (0: all)",
               std::to_string(kDefaultTestVerses))
       .option("--show", "N", "print N test verses side by side", "5")
@@ -134,6 +138,9 @@ Options read_options(const tfm::CommandLine& cli) {
   if (!(o.alpha >= 0.0f && o.alpha <= 10.0f))
     throw UsageError("--alpha must be from 0 to 10, got '" + cli.value("--alpha") + "'");
   o.translate = cli.values("--translate");
+  o.attention_dir = cli.value("--attention-dir");
+  if (cli.given("--attention-dir") && o.translate != std::vector<std::string>{"-"})
+    throw UsageError("--attention-dir needs --translate - (texts from standard input)");
   for (const std::string& text : o.translate)
     if (text.find_first_not_of(" \t\n\r") == std::string::npos)
       throw UsageError("--translate: the text is empty");
@@ -302,14 +309,8 @@ int main(int argc, char** argv) {
     std::optional<TranslationData> loaded_data;
     if (!checkpoint.empty()) {
       saved = tfm::read_checkpoint_header(checkpoint);
-      const auto file = saved->files.find(kTokenizerFile);
-      if (file == saved->files.end())
-        throw tfm::CheckpointError("checkpoint '" + checkpoint + "' has no files/" +
-                                   kTokenizerFile + ": it was not saved by this program");
-      loaded_data.emplace(split_verses(aligned.pairs), o.direction,
-                          Bpe::parse(file->second, checkpoint + "/files/" + kTokenizerFile),
-                          o.longest);
-      tfm::require_same_vocabulary(saved->src_vocabulary, loaded_data->vocabulary(), "source");
+      loaded_data.emplace(saved_translation_data(checkpoint, *saved, split_verses(aligned.pairs),
+                                                 o.direction, o.longest));
     } else {
       loaded_data.emplace(split_verses(aligned.pairs), o.direction, o.symbols, o.longest);
     }
@@ -380,15 +381,12 @@ int main(int argc, char** argv) {
       std::cout << "wrote loss_curve_translate.svg\n";
 
     const DecodingChoice beam{o.run.beam, o.alpha, 32}, greedy{1, 0.0f, 32};
+    if (o.translate == std::vector<std::string>{"-"})
+      return translate_lines(std::cin, model, data, beam, o.attention_dir) == 0 ? 0 : 1;
     if (!o.translate.empty()) {
       for (const std::string& text : o.translate) {
-        const std::vector<std::string> unknown = data.tokenizer().unknown_characters(text);
-        if (!unknown.empty()) {
-          std::cout << "note: the tokenizer never saw";
-          for (const std::string& c : unknown) std::cout << " '" << c << "'";
-          std::cout << " in training: " << (unknown.size() == 1 ? "it becomes" : "they become")
-                    << " <unk>\n";
-        }
+        const std::string note = unknown_characters_note(data, text);
+        if (!note.empty()) std::cout << "note: " << note << "\n";
         std::cout << text << "\n  ->  " << translate_texts(model, data, {text}, beam)[0] << "\n";
       }
       return 0;

@@ -32,13 +32,13 @@ std::string describe_options(const VowelOptions& o) {
 }  // namespace
 
 // [normalize]
-std::string normalize_line(const std::string& line) {
+std::string normalize_line(const std::string& line, const std::string& also_kept) {
   // re.sub('[^A-Za-z]+', ' ', line).strip().lower(): a run of non-letters becomes one space,
   // unless it is at either end of the line (strip removes it there).
   std::string out;
   bool gap = false;  // non-letters seen since the last letter
   for (char c : line) {
-    if (!is_ascii_letter(c)) {
+    if (!is_ascii_letter(c) && also_kept.find(c) == std::string::npos) {
       gap = true;
       continue;
     }
@@ -69,6 +69,66 @@ std::string mask_vowels(const std::string& text) {
   for (char& c : masked)
     if (is_vowel(c)) c = kVowelMask;
   return masked;
+}
+
+namespace {
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "'" : ", '") + item + "'";
+  return text;
+}
+
+}  // namespace
+
+TypedText read_typed_text(const std::string& typed) {
+  const std::string masked_letter(1, kVowelMask);
+  TypedText read;
+  const std::string normalised = normalize_line(typed, masked_letter);
+  std::vector<std::string> capitals, removed;
+  const auto add_once = [](std::vector<std::string>& list, const std::string& item) {
+    if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+  };
+  for (const std::string& c : utf8_characters(typed)) {
+    if (c.size() == 1 && is_ascii_letter(c[0]) && to_lower(c[0]) != c[0]) add_once(capitals, c);
+    const bool kept = c.size() == 1 && (is_ascii_letter(c[0]) || c[0] == kVowelMask);
+    if (!kept && c != " " && c != "\t" && c != "\r" && c != "\n") add_once(removed, c);
+  }
+  if (!capitals.empty())
+    read.notes.push_back("lower-cased " + quoted_list(capitals) +
+                         ": the model was trained on lower-case text");
+  if (!removed.empty())
+    read.notes.push_back("left out " + quoted_list(removed) +
+                         " as training did: it kept only the letters a-z and single spaces" +
+                         " (an accented letter is not one of them)");
+  if (normalised.find(kVowelMask) != std::string::npos) {
+    read.masked = normalised;
+    read.notes.push_back("took each * as a hidden vowel; the letters you typed stay as they are");
+  } else {
+    read.masked = mask_vowels(normalised);
+    const auto hidden =
+        static_cast<std::size_t>(std::count(read.masked.begin(), read.masked.end(), kVowelMask));
+    if (hidden > 0)
+      read.notes.push_back("hid the " + std::to_string(hidden) +
+                           (hidden == 1 ? " vowel" : " vowels") + " (a e i o u) as *");
+  }
+  return read;
+}
+
+std::vector<std::string> text_windows(const std::string& text, std::size_t width) {
+  if (width == 0) throw std::invalid_argument("text_windows: the width must be at least 1");
+  std::vector<std::string> windows;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = std::min(text.size(), start + width);
+    if (end < text.size()) {  // cut after the last space in the window, if there is one
+      const std::size_t space = text.rfind(' ', end - 1);
+      if (space != std::string::npos && space >= start) end = space + 1;
+    }
+    windows.push_back(text.substr(start, end - start));
+    start = end;
+  }
+  return windows;
 }
 
 std::vector<std::int32_t> restore_input_ids(const Vocabulary& vocabulary, const std::string& text,

@@ -6,6 +6,7 @@
 
 #include "tfm/decode/decoding.hpp"
 #include "tfm/io/heatmap.hpp"
+#include "tfm/io/text_file.hpp"
 
 namespace tfm {
 
@@ -43,9 +44,9 @@ Tensor2 heads_side_by_side(const Tensor4& weights, std::size_t b) {
   return grid;
 }
 
-void write_attention_heatmap(const std::string& path, const std::string& title, const Tensor2& grid,
-                             const std::vector<std::string>& query_labels,
-                             const std::vector<std::string>& key_labels, bool unit_scale) {
+std::string attention_heatmap_svg(const std::string& title, const Tensor2& grid,
+                                  const std::vector<std::string>& query_labels,
+                                  const std::vector<std::string>& key_labels, bool unit_scale) {
   HeatmapOptions options;
   options.title = title;
   options.x_label = "key";
@@ -56,7 +57,13 @@ void write_attention_heatmap(const std::string& path, const std::string& title, 
     options.min_value = 0.0f;
     options.max_value = 1.0f;
   }
-  write_heatmap_svg(path, grid, options);
+  return heatmap_svg(grid, options);
+}
+
+void write_attention_heatmap(const std::string& path, const std::string& title, const Tensor2& grid,
+                             const std::vector<std::string>& query_labels,
+                             const std::vector<std::string>& key_labels, bool unit_scale) {
+  write_text_file(path, attention_heatmap_svg(title, grid, query_labels, key_labels, unit_scale));
 }
 
 std::vector<std::string> write_attention_maps(Transformer& model, const TokenIds& src,

@@ -256,14 +256,13 @@ void check_labels(const HeatmapOptions& options, std::size_t rows, std::size_t c
 
 }  // namespace
 
-void write_heatmap_svg(const std::string& path, const Tensor2& values,
-                       const HeatmapOptions& options) {
+std::string heatmap_svg(const Tensor2& values, const HeatmapOptions& options) {
   // values [rows, columns] -> one coloured cell each, row 0 at the top
   const std::size_t rows = values.shape(0), cols = values.shape(1);
   if (rows == 0 || cols == 0)
-    throw std::invalid_argument("write_heatmap_svg: nothing to draw, values have shape " +
+    throw std::invalid_argument("heatmap_svg: nothing to draw, values have shape " +
                                 shape_string(values.shape()));
-  check_labels(options, rows, cols, "write_heatmap_svg");
+  check_labels(options, rows, cols, "heatmap_svg");
   const auto [lo, hi] = colour_range({&values}, options);
 
   // Layout in pixels: the map fits in about 680 x 480, cells at most 36 wide, so that the whole
@@ -286,7 +285,12 @@ void write_heatmap_svg(const std::string& path, const Tensor2& values,
   write_map(doc, "cells", values, lo, hi, options, {left, top, cell_w, cell_h});
   write_colour_bar(doc, left + plot_w + 20.0, top, bar_h, lo, hi, options.colour_scale);
   doc << "</svg>\n";
-  write_text_file(path, doc.str());
+  return doc.str();
+}
+
+void write_heatmap_svg(const std::string& path, const Tensor2& values,
+                       const HeatmapOptions& options) {
+  write_text_file(path, heatmap_svg(values, options));
 }
 
 void write_heatmap_panels_svg(const std::string& path, const std::vector<Tensor2>& panels,

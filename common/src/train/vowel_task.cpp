@@ -1,8 +1,10 @@
 #include "tfm/train/vowel_task.hpp"
 
 #include <algorithm>
+#include <iostream>
 
 #include "tfm/decode/beam_search.hpp"
+#include "tfm/decode/text_lines.hpp"
 
 namespace tfm {
 
@@ -70,6 +72,45 @@ std::string VowelTask::restore(Transformer& model, const std::string& text, std:
                                bool keep_letters) const {
   const TokenIds src = restore_source_ids(source_vocabulary(), text, model.config().max_len);
   return generated_text(target_vocabulary(), generate(model, src, beam, keep_letters), 0);
+}
+
+VowelTask::TypedWindows VowelTask::read_typed(const std::string& typed, std::size_t window,
+                                              std::size_t max_len) const {
+  const TypedText text = read_typed_text(typed);
+  if (text.masked.empty()) throw std::invalid_argument("the text has no letter a-z to read");
+  TypedWindows read{{}, text.notes};
+  const std::vector<std::string> windows = text_windows(text.masked, window);
+  for (const std::string& part : windows)
+    read.windows.push_back(restore_source_ids(source_vocabulary(), part, max_len));
+  if (windows.size() > 1)
+    read.notes.push_back("cut into " + std::to_string(windows.size()) + " windows of at most " +
+                         std::to_string(window) +
+                         " characters, the length the model was trained on");
+  return read;
+}
+
+std::string VowelTask::restore_typed(Transformer& model, const TypedWindows& typed,
+                                     std::size_t beam) const {
+  std::string restored;
+  for (const TokenIds& src : typed.windows)
+    restored += generated_text(target_vocabulary(), generate(model, src, beam, true), 0);
+  return restored;
+}
+
+std::size_t restore_lines(std::istream& in, Transformer& model, const VowelTask& task,
+                          std::size_t beam, const std::string& attention_dir) {
+  const Config& config = model.config();
+  return answer_lines(
+      in, std::cout, std::cerr, "--restore -", model, task.source_vocabulary(),
+      task.target_vocabulary(),
+      [&](const std::string& line) {
+        const VowelTask::TypedWindows typed = task.read_typed(line, config.src_len, config.max_len);
+        LineAnswer answer{
+            task.restore_typed(model, typed, beam), typed.notes, typed.windows.back(), {}};
+        answer.generated = task.generate(model, answer.src, beam, true);
+        return answer;
+      },
+      attention_dir);
 }
 
 }  // namespace tfm

@@ -39,8 +39,9 @@ inline constexpr char kVowelMask = '*';
 
 /// 002's preprocessing of one line: every run of characters other than A-Z, a-z becomes one
 /// space, then leading and trailing spaces go, then everything is lower-cased. Bytes of
-/// non-ASCII characters count as non-letters.
-std::string normalize_line(const std::string& line);
+/// non-ASCII characters count as non-letters. The characters of `also_kept` count as letters
+/// (read_typed_text keeps the `*` a person typed).
+std::string normalize_line(const std::string& line, const std::string& also_kept = "");
 /// 002's preprocessing of a whole text: lines (ended by `\n`, `\r\n` or `\r`, as Python reads
 /// them) normalised one by one and concatenated WITHOUT a separator.
 std::string normalize_text(const std::string& raw);
@@ -56,6 +57,22 @@ std::string mask_vowels(const std::string& text);
 /// them with the option's name.
 std::vector<std::int32_t> restore_input_ids(const Vocabulary& vocabulary, const std::string& text,
                                             std::size_t max_len);
+
+/// A line a person typed, read as training read its text: what the encoder gets, and what was
+/// changed to get it.
+struct TypedText {
+  std::string masked;              ///< normalised, vowels hidden as `*`: what the encoder reads
+  std::vector<std::string> notes;  ///< one sentence per kind of change, in plain words
+};
+/// Reads any line of text for the task: normalize_line (keeping a typed `*`), then, unless the
+/// line already hides letters as `*`, mask_vowels. The notes say which capitals were lowered,
+/// which characters (punctuation, digits, accented letters, as whole UTF-8 characters) were
+/// removed, and which vowels were hidden. Empty text gives an empty `masked`.
+TypedText read_typed_text(const std::string& typed);
+/// `text` cut into windows of at most `width` characters, at spaces where it can (the space
+/// stays with the window before it), a word longer than `width` cut where it must; the windows
+/// put together give `text` back. Throws std::invalid_argument for a width of 0.
+std::vector<std::string> text_windows(const std::string& text, std::size_t width);
 
 /// The character vocabulary of the task: `<pad>` 0, `<bos>` 1, `<eos>` 2, `<unk>` 3,
 /// `*` 4, space 5, `a` 6 .. `z` 31 (32 ids).

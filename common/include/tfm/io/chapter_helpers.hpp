@@ -35,6 +35,12 @@ Tensor2 attention_head(const Tensor4& weights, std::size_t b, std::size_t h);
 /// column (drawn grey) between two heads.
 Tensor2 heads_side_by_side(const Tensor4& weights, std::size_t b);
 
+/// The heat map of write_attention_heatmap as an SVG string (for a web page).
+std::string attention_heatmap_svg(const std::string& title, const Tensor2& grid,
+                                  const std::vector<std::string>& query_labels,
+                                  const std::vector<std::string>& key_labels,
+                                  bool unit_scale = true);
+
 /// Writes `grid` `[Lq, Lk]` of attention weights as an SVG heat map titled `title`, rows labelled
 /// by the queries, columns by the keys. `unit_scale`: colours span [0, 1] (weights are
 /// probabilities: maps compare), else the grid's own range.

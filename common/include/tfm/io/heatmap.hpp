@@ -46,6 +46,8 @@ struct HeatmapOptions {
 /// std::runtime_error naming `path` if the file cannot be written.
 void write_heatmap_svg(const std::string& path, const Tensor2& values,
                        const HeatmapOptions& options = {});
+/// The same SVG document as a string (e.g. for a web page); the same errors, without the file's.
+std::string heatmap_svg(const Tensor2& values, const HeatmapOptions& options = {});
 
 /// Writes several matrices of one shape as small multiples (e.g. the heads of one attention):
 /// `panels_per_row` maps to a row, each with its title above it ("head 3") and the row and

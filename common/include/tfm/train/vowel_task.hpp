@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tfm/data/vowel_restoration.hpp"
 #include "tfm/train/task.hpp"
@@ -41,6 +43,21 @@ class VowelTask : public Task {
   std::string restore(Transformer& model, const std::string& text, std::size_t beam,
                       bool keep_letters) const;
 
+  /// A line of plain text a person typed, as the encoder reads it: read_typed_text (the training
+  /// text's rules, with notes of what changed), then cut by text_windows into windows of the
+  /// model's training length `window` (a note says so), each `[1, length]`. Throws
+  /// std::invalid_argument for a text without a letter.
+  struct TypedWindows {
+    std::vector<TokenIds> windows;   ///< the source rows, in order
+    std::vector<std::string> notes;  ///< what was changed to read the text
+  };
+  /// See TypedWindows; `max_len` is the model's positional table.
+  TypedWindows read_typed(const std::string& typed, std::size_t window, std::size_t max_len) const;
+  /// The vowels of a line of plain text restored, window by window (read_typed, then generate
+  /// with every letter kept), and the windows read; the outputs are joined without a separator
+  /// (the windows keep their spaces).
+  std::string restore_typed(Transformer& model, const TypedWindows& typed, std::size_t beam) const;
+
   /// The text, cut into windows.
   const VowelRestoration& data() const { return *data_; }
 
@@ -55,5 +72,11 @@ class VowelTask : public Task {
   };
   mutable Stream stream_;
 };
+
+/// Chapter 11's `--restore -`: every line of `in` (plain text) restored with `task` (read_typed,
+/// restore_typed) by tfm::answer_lines, on standard output and error, the attention maps of the
+/// last line written into `attention_dir` (unless empty). Returns the number of lines refused.
+std::size_t restore_lines(std::istream& in, Transformer& model, const VowelTask& task,
+                          std::size_t beam, const std::string& attention_dir);
 
 }  // namespace tfm
