@@ -3,10 +3,10 @@
 
     book.py prepare CONFIG      before Doxygen: each chapter's output as a plain-text HTML block
                                 (long traces folded), the figures drawn from a chapter's printed
-                                output, the "In the book" note of every class a chapter names,
-                                and a stand-in for a linked page not written yet
+                                output, and the "In the book" note of every class a chapter
+                                names
     book.py filter CONFIG PAGE  Doxygen's filter of every page: the file name above each snippet
-    book.py finish CONFIG       after Doxygen: previous/next links, every SVG figure shown as an
+    book.py finish CONFIG       after Doxygen: previous/next links on every reader page, every SVG figure shown as an
                                 image that scales to the column, MathJax quiet (and only where a
                                 page has a formula), the chapters under "Related Pages", snippet
                                 file names linked to their source, MathJax copied in, the
@@ -26,6 +26,8 @@ import re
 import shutil
 import sys
 from html.parser import HTMLParser
+
+import book_tables
 
 # ------------------------------------------------------------------------------------------------
 # Shared
@@ -166,41 +168,18 @@ def output_html(text, name):
     return "".join(out)
 
 
-# A results table as the programs print it: a title line, a line of column names far to the
-# right, then rows "  label   0.9339   0.7897" (evaluation.cpp's results_text).
-TABLE_COLUMNS = re.compile(r"^ {20,}(\S.*)$")
-TABLE_ROW = re.compile(r"^  (\S.*?) {2,}((?:[-0-9.,%]+ +)*[-0-9.,%]+) *$")
-
-
 def results_tables_html(text, name):
-    """Every table of a results file as an HTML table (the model's rows marked), then the whole
-    file as plain text behind a fold."""
-    lines = text.rstrip("\n").split("\n")
+    """A results file as the program wrote it, its tables as HTML tables (the model's rows
+    marked) and its other lines as plain text, in order (book_tables.py)."""
     out = ['<div class="tfm-results" data-output="%s">\n' % html.escape(name)]
-    i = 0
-    while i < len(lines):
-        columns = TABLE_COLUMNS.match(lines[i])
-        rows = []
-        k = i + 1
-        while columns and k < len(lines) and TABLE_ROW.match(lines[k]):
-            rows.append(TABLE_ROW.match(lines[k]).groups())
-            k += 1
-        if not rows:
-            i += 1
-            continue
-        title = next((lines[t] for t in range(i - 1, -1, -1) if lines[t] and lines[t][0] not in " ("), "")
-        out.append('<table class="tfm-results"><caption>%s</caption>\n' % html.escape(title))
-        out.append("<tr><th></th>%s</tr>\n" % "".join(
-            "<th>%s</th>" % html.escape(c) for c in re.split(r" {2,}", columns.group(1).strip())))
-        for label, numbers in rows:
-            ours = ' class="tfm-ours"' if label.startswith("this model") else ""
-            out.append("<tr%s><td>%s</td>%s</tr>\n" % (ours, html.escape(label), "".join(
-                "<td>%s</td>" % html.escape(v) for v in numbers.split())))
-        out.append("</table>\n")
-        i = k
-    out.append('<details class="tfm-fold"><summary>the whole file %s, as the program wrote it</summary>\n'
-               % html.escape(name))
-    out.append('<pre class="tfm-output">' + html.escape("\n".join(wrapped(lines))) + "</pre>\n</details>\n</div>\n")
+    for segment in book_tables.segments(text):
+        if segment[0] == "text":
+            if any(line.strip() for line in segment[1]):
+                out.append('<pre class="tfm-output">%s</pre>\n'
+                           % html.escape("\n".join(wrapped(segment[1])).strip("\n")))
+        else:
+            out.append(book_tables.table_html(segment[1], segment[2]))
+    out.append("</div>\n")
     return "".join(out)
 
 
@@ -260,7 +239,8 @@ def masks_svg(masks):
     """One small grid per mask and sentence, allowed pairs dark and blocked pairs light: a row of
     grids per sentence, a column per mask. Drawn about 800 units wide with a viewBox, so that it
     scales to the column and its 12-unit labels stay at least 11 px on a 1280-px screen."""
-    cell, gap, label_w, head_h, sentence_h = 22, 20, 34, 34, 22
+    cell, gap, sentence_h = 22, 14, 22
+    letter = 7  # units a 12-unit letter takes, about
     allowed, blocked = "#3b6fb6", "#eef1f5"
     titles = []
     for title, _, _, _ in masks:
@@ -269,9 +249,15 @@ def masks_svg(masks):
     sentences = sorted({s for _, s, _, _ in masks})
     grid_w = max(len(k) for _, _, k, _ in masks) * cell
     grid_h = max(len(r) for _, _, _, r in masks) * cell
-    col_w = label_w + grid_w + gap
+    # Each column as wide as its query words need; the key words, written upwards, set the height.
+    label_ws = [max([34] + [8 + letter * len(q) for t, _, _, rows in masks if t == title
+                            for q, _ in rows]) for title in titles]
+    head_h = max([34] + [10 + letter * len(k) for _, _, keys, _ in masks for k in keys])
+    col_x = [10]
+    for label_w in label_ws:
+        col_x.append(col_x[-1] + label_w + grid_w + gap)
     row_h = sentence_h + head_h + grid_h + gap
-    width = 10 + len(titles) * col_w
+    width = col_x[-1]
     legend_h = 30
     height = 48 + len(sentences) * row_h + legend_h
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
@@ -281,13 +267,13 @@ def masks_svg(masks):
     for c, title in enumerate(titles):
         lines = [""]
         for word in title.replace(" mask", "").replace(" (both)", ", both").split(" "):
-            if lines[-1] and 7.6 * len(lines[-1] + " " + word) > col_w - 8:
+            if lines[-1] and 7.6 * len(lines[-1] + " " + word) > col_x[c + 1] - col_x[c] - 8:
                 lines.append(word)
             else:
                 lines[-1] = (lines[-1] + " " + word).strip()
         for k, part in enumerate(lines[:2]):
             out.append('<text x="%d" y="%d" font-weight="bold">%s</text>'
-                       % (10 + c * col_w + 4, 16 + 15 * k, html.escape(part)))
+                       % (col_x[c] + 4, 16 + 15 * k, html.escape(part)))
     for r, sentence in enumerate(sentences):
         top = 48 + r * row_h
         out.append('<text x="10" y="%d" font-weight="bold">sentence %d</text>'
@@ -299,7 +285,7 @@ def masks_svg(masks):
             if not found:
                 continue
             _, _, keys, rows = found[0]
-            x0 = 10 + c * col_w + label_w
+            x0 = col_x[c] + label_ws[c]
             for j, key in enumerate(keys):  # written upwards: "pad" fits a 22-unit column
                 out.append('<text transform="translate(%d,%d) rotate(-90)" dy="0.35em">%s</text>'
                            % (x0 + j * cell + cell // 2, y0 - 5, html.escape(key)))
@@ -363,31 +349,10 @@ def prepare_class_links(cfg):
     write_if_changed(os.path.join(cfg["generated_dir"], "chapter_links.dox"), "\n".join(out))
 
 
-# ------------------------------------------------------------------------------------------------
-# prepare: a page that chapters link to before it is written
-
-
-# Label -> (the page's source, its title). Until the restructuring's docs/determinism.md is merged,
-# the chapters' links to it land on a stand-in page; once the file exists this does nothing.
-PENDING_PAGES = {"determinism": ("docs/determinism.md", "Why numbers can differ in the last digits")}
-
-
-def prepare_pending_pages(cfg):
-    for label, (source, title) in PENDING_PAGES.items():
-        path = os.path.join(cfg["generated_dir"], "pending_%s.dox" % label)
-        if os.path.exists(os.path.join(cfg["source_dir"], source)):
-            if os.path.exists(path):
-                os.remove(path)
-            continue
-        write_if_changed(path, "/**\n\\page %s %s\n\n%s is not written yet.\n*/\n"
-                         % (label, title, source))
-
-
 def cmd_prepare(cfg):
     prepare_outputs(cfg)
     prepare_figures(cfg)
     prepare_class_links(cfg)
-    prepare_pending_pages(cfg)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -544,30 +509,56 @@ def chapter_pages(cfg):
     return pages
 
 
-def nav_html(prev, nxt, where):
+# The reading order after the chapters: the projects, then the appendix. A reader page that is not
+# listed here (a page added later) follows them, in the order of its title; the main page and the
+# search page are not in the sequence.
+PAGES_AFTER_CHAPTERS = ["project_pronounce", "project_translate", "lab", "machine"]
+OUTSIDE_THE_SEQUENCE = ("index.html", "book_search.html")
+
+
+def reading_order(cfg):
+    """[(file name, title)] of the reader pages in the order a reader reads them: the chapters,
+    then PAGES_AFTER_CHAPTERS, then every other reader page."""
+    html_dir = cfg["html_dir"]
+    chapters = [(name, title) for _, name, title in chapter_pages(cfg)]
+    names = {name for name, _ in chapters}
+    rest = []
+    for name in reader_pages(cfg):
+        path = os.path.join(html_dir, name)
+        if name in names or name in OUTSIDE_THE_SEQUENCE or not os.path.exists(path):
+            continue
+        label = name[:-len(".html")]
+        known = PAGES_AFTER_CHAPTERS.index(label) if label in PAGES_AFTER_CHAPTERS else None
+        title = page_title(read(path))
+        rest.append(((0, known, "") if known is not None else (1, 0, title.lower()), name, title))
+    return chapters + [(name, title) for _, name, title in sorted(rest)]
+
+
+def nav_html(prev, nxt, up, where):
     def link(target, cls, text):
         return '<a class="%s" href="%s">%s</a>' % (cls, target, html.escape(text))
     return ('<div class="tfm-chapter-nav tfm-chapter-nav-%s">%s%s%s</div>\n'
             % (where, link(prev[0], "tfm-prev", "\u2190 " + prev[1]),
-               link("index.html#chapter_map", "tfm-up", "All chapters"),
-               link(nxt[0], "tfm-next", nxt[1] + " \u2192")))
+               link(up[0], "tfm-up", up[1]), link(nxt[0], "tfm-next", nxt[1] + " \u2192")))
 
 
-def add_chapter_navigation(cfg):
-    pages = chapter_pages(cfg)
-    for k, (number, name, title) in enumerate(pages):
-        prev = (pages[k - 1][1], pages[k - 1][2]) if k > 0 else ("index.html", "The book's contents")
-        nxt = ((pages[k + 1][1], pages[k + 1][2]) if k + 1 < len(pages)
-               else ("annotated.html", "The code: classes and files"))
+def add_navigation(cfg):
+    """Previous / contents / next at the top and the bottom of every page of the reading order."""
+    pages = reading_order(cfg)
+    chapters = {name for _, name, _ in chapter_pages(cfg)}
+    for k, (name, title) in enumerate(pages):
+        prev = pages[k - 1] if k > 0 else ("index.html", "The book's contents")
+        nxt = pages[k + 1] if k + 1 < len(pages) else ("annotated.html", "The code: classes and files")
+        up = ("index.html#chapter_map", "All chapters") if name in chapters else ("index.html", "Contents")
         path = os.path.join(cfg["html_dir"], name)
         text = read(path)
         text = re.sub(r'<div class="tfm-chapter-nav[^"]*">.*?</div>\n', "", text)
         text = text.replace('<div class="contents">\n', '<div class="contents">\n'
-                            + nav_html(prev, nxt, "top"), 1)
+                            + nav_html(prev, nxt, up, "top"), 1)
         i = text.rfind("</div><!-- contents -->")
         if i < 0:
             sys.exit("book.py: no end of contents in %s" % path)
-        text = text[:i] + nav_html(prev, nxt, "bottom") + text[i:]
+        text = text[:i] + nav_html(prev, nxt, up, "bottom") + text[i:]
         write_if_changed(path, text)
 
 
@@ -613,7 +604,9 @@ def link_snippet_files(cfg):
                 return m.group(0)
             first = span.split("-")[0] if span else ""
             href = page + ("#l%05d" % int(first) if first.isdigit() else "")
-            label = file + (", lines " + span.replace("-", "\u2013") if span else "")
+            first_line, _, last_line = span.partition("-")
+            label = file + ("" if not span else ", line " + first_line if first_line == last_line
+                            else ", lines %s\u2013%s" % (first_line, last_line))
             return ('<div class="tfm-snippet-file"><a href="%s" title="the whole file, with '
                     'links to every name it uses">%s</a></div>' % (href, html.escape(label)))
 
@@ -706,6 +699,7 @@ def plain_formulas(text):
 def build_search_index(cfg):
     html_dir = cfg["html_dir"]
     chapters = {name for _, name, _ in chapter_pages(cfg)}
+    readers = reader_pages(cfg)
     entries = []
     for name in sorted(os.listdir(html_dir)):
         if (not name.endswith(".html") or name.endswith("_source.html") or name.startswith("dir_")
@@ -724,8 +718,7 @@ def build_search_index(cfg):
                 sections.append({"a": anchor, "h": heading, "x": body})
         if not sections:
             continue
-        kind = ("chapter" if name in chapters else "page" if name == "index.html" or
-                name.startswith("ch") else "code")
+        kind = "chapter" if name in chapters else "page" if name in readers else "code"
         entries.append({"p": name, "t": title, "k": kind, "s": sections})
     data = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
     write_if_changed(os.path.join(html_dir, "book-search-index.js"),
@@ -806,12 +799,10 @@ def list_reader_pages(cfg):
     path = os.path.join(html_dir, "pages.html")
     if not os.path.exists(path):
         return
-    chapters = [name for _, name, _ in chapter_pages(cfg)]
-    others = sorted((n for n in reader_pages(cfg) if n not in chapters and n != "index.html"
-                     and os.path.exists(os.path.join(html_dir, n))),
-                    key=lambda n: (n == "book_search.html", n))
+    ordered = [name for name, _ in reading_order(cfg)]
+    others = [n for n in OUTSIDE_THE_SEQUENCE[1:] if os.path.exists(os.path.join(html_dir, n))]
     rows = []
-    for k, name in enumerate(chapters + others):
+    for k, name in enumerate(ordered + others):
         title = page_title(read(os.path.join(html_dir, name)))
         rows.append('<tr id="row_%d_" class="%s"><td class="entry"><span style="width:16px;'
                     'display:inline-block;">&#160;</span><a class="el" href="%s" target="_self">'
@@ -826,8 +817,44 @@ def list_reader_pages(cfg):
     write_if_changed(path, text)
 
 
+# Two links Doxygen 1.9.4 writes to pages or anchors it does not write: a function declared in a
+# header of projects/ or experiments/ (documented there, defined in a .cpp without a file comment)
+# links to the .cpp's page, and a class whose nested class is left out (EXCLUDE_SYMBOLS, private)
+# keeps "Classes" in its summary line. The first goes to the documentation on the page itself (or
+# the .cpp's source), the second is dropped.
+MISSING_FILE_LINK = re.compile(r'href="(\w+_8cpp)\.html(?:#(\w+))?"')
+SUMMARY_LINK = re.compile(r'<a href="#([\w-]+)">[^<]*</a>(?: &#124;)?\n')
+
+
+def repair_doxygen_links(cfg):
+    html_dir = cfg["html_dir"]
+    for path, text in html_pages(cfg, 'href="'):
+        ids = set(re.findall(r'\b(?:id|name)="([^"]+)"', text))
+
+        def to_existing(m):
+            stem, anchor = m.group(1), m.group(2)
+            if os.path.exists(os.path.join(html_dir, stem + ".html")):
+                return m.group(0)
+            if anchor and anchor in ids:
+                return 'href="#%s"' % anchor
+            if os.path.exists(os.path.join(html_dir, stem + "_source.html")):
+                return 'href="%s_source.html"' % stem
+            return m.group(0)
+
+        def summary_link(m):
+            return m.group(0) if m.group(1) in ids else ""
+
+        text = MISSING_FILE_LINK.sub(to_existing, text)
+        start = text.find('<div class="summary">')
+        if start >= 0:
+            end = text.find("</div>", start)
+            text = text[:start] + SUMMARY_LINK.sub(summary_link, text[start:end]) + text[end:]
+        write_if_changed(path, text)
+
+
 def cmd_finish(cfg):
-    add_chapter_navigation(cfg)
+    repair_doxygen_links(cfg)
+    add_navigation(cfg)
     figures_as_images(cfg)
     quiet_mathjax(cfg)
     list_reader_pages(cfg)

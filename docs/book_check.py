@@ -35,6 +35,7 @@ class Blocks(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.stack = []  # (tag, kind)
         self.fragments, self.outputs, self.prose = [], [], []
+        self.results = []  # the text of every results table, cells separated by spaces
         self.current = None
         self.images = 0
         self.figures = []  # (tag, attributes) of img, object, iframe, embed, svg
@@ -47,6 +48,8 @@ class Blocks(HTMLParser):
             return "fragment"
         if tag == "pre" and "tfm-output" in cls:
             return "output"
+        if tag == "table" and "tfm-results" in cls:
+            return "results"  # a results file's table (\\resultstable): printed, not prose
         if tag == "div" and "tfm-output" in cls:
             return "nolink"  # an output block: its fold's summary line is not prose
         if tag in ("a", "code", "pre", "script", "style", "tt", "title", "head"):
@@ -66,10 +69,12 @@ class Blocks(HTMLParser):
         if tag in ("img", "object", "iframe", "embed", "svg"):
             self.figures.append((tag, dict(attrs)))
             self.note_content(1)
-        if kind in ("fragment", "output"):
+        if kind in ("fragment", "output", "results"):
             self.note_content(1)
-        if kind in ("fragment", "output") and self.current is None:
+        if kind in ("fragment", "output", "results") and self.current is None:
             self.current = (kind, [], len(self.stack))
+        if tag in ("td", "th", "tr") and self.current:
+            self.current[1].append(" ")
         if re.fullmatch(r"h[1-4]", tag) and self.current is None:
             self.heading = []
         if tag not in ("img", "br", "hr", "input", "meta", "link", "embed", "wbr", "col"):
@@ -91,7 +96,8 @@ class Blocks(HTMLParser):
                 break
         if self.current and len(self.stack) <= self.current[2]:
             kind, parts, _ = self.current
-            (self.fragments if kind == "fragment" else self.outputs).append("".join(parts))
+            {"fragment": self.fragments, "output": self.outputs,
+             "results": self.results}[kind].append("".join(parts))
             self.current = None
 
     def handle_data(self, data):
@@ -202,8 +208,7 @@ def rule_markup_and_links(bk):
 
 
 def rule_chapters_complete(bk):
-    """Every chapter page: written, previous/next links at the top and the bottom, a figure,
-    program output, and in the full-text search."""
+    """Every chapter page: written, a figure, program output, and in the full-text search."""
     problems = []
     if len(bk.chapters) != len(bk.cfg["chapters"]):
         problems.append("only %d of the %d chapter pages were written"
@@ -214,17 +219,6 @@ def rule_chapters_complete(bk):
         problems.append("the full-text search index book-search-index.js is missing")
     for _, name, _ in bk.chapters:
         page = bk.pages[name]
-        for where in ("top", "bottom"):
-            m = re.search(r'<div class="tfm-chapter-nav tfm-chapter-nav-%s">(.*?)</div>'
-                          % where, page.text, re.S)
-            if not m:
-                problems.append("%s: no previous/next links at the %s" % (name, where))
-                continue
-            for cls in ("tfm-prev", "tfm-next"):
-                link = re.search(r'<a class="%s" href="([^"#]+)' % cls, m.group(1))
-                if not link or not os.path.exists(os.path.join(bk.html_dir, link.group(1))):
-                    problems.append("%s: the %s link at the %s is missing or broken"
-                                    % (name, cls[4:], where))
         if page.blocks.images == 0:
             problems.append("%s: the chapter has no figure (\\image or \\dot)" % name)
         if not page.blocks.outputs:
@@ -503,7 +497,7 @@ def code_files_of(bk, page):
 def printed_by(bk, page):
     """The outputs a page's numbers may come from: the ones it shows, and all outputs of its
     chapter (ch04_*.txt)."""
-    texts = list(page.blocks.outputs)
+    texts = list(page.blocks.outputs) + list(page.blocks.results)
     stem = None
     for ch in bk.cfg["chapters"]:
         if page.name == "ch%s.html" % ch["number"]:
@@ -517,7 +511,7 @@ def printed_by(bk, page):
 def rule_numbers_from_the_run(bk):
     problems = []
     for page in bk.reader_pages():
-        if not page.blocks.outputs:
+        if not page.blocks.outputs and not page.blocks.results:
             continue  # a page without a run: nothing to compare with
         printed = set()
         for text in printed_by(bk, page):
@@ -572,9 +566,216 @@ def rule_markers_quoted(bk):
     return problems
 
 
+# ------------------------------------------------------------------------------------------------
+# What a reader trips over: a placeholder, a table as wrapped text, a list cut from its sentence,
+# code wider than its column, a page without a way on, a broken link, a figure taller than the screen
+
+
+def rule_no_placeholder_pages(bk):
+    """No page only says that it is not written: a reader finds it in the tree and in search."""
+    problems = []
+    for page in bk.pages.values():
+        prose = " ".join(" ".join(page.blocks.prose).split())
+        m = PLACEHOLDER.search(prose)
+        if m:
+            problems.append("%s: a placeholder, %r: write the page, or leave it and its links out"
+                            % (page.name, prose[max(0, m.start() - 40):m.end() + 20]))
+    return problems
+
+
+PLACEHOLDER = re.compile(r"\b(?:is|are) not (?:yet )?written(?: yet)?\b|\bnot written yet\b|"
+                         r"\bto be written\b|\bcoming soon\b|\bTODO\b|\bTBD\b", re.I)
+
+
+def shown_as_text(page):
+    """The output files a page shows as plain text (\\programoutput, \\programoutputfolded)."""
+    return re.findall(r'<div class="tfm-output" data-output="([^"]+)">', page.text)
+
+
+def rule_tables_as_tables(bk):
+    """A table in a program's output is shown as a table when it would wrap (its rows cut onto
+    "↪" lines, its columns no longer lined up), and every results file is shown with its tables
+    as tables (\\resultstable), as chapter 11's is."""
+    problems = []
+    for page in bk.reader_pages():
+        for name in shown_as_text(page):
+            text = bk.outputs.get(name)
+            if text is None:
+                continue
+            lines = text.split("\n")
+            tables = [s for s in book.book_tables.segments(text) if s[0] == "table"]
+            wrapped = sum(1 for t in tables for i in t[3] if len(lines[i]) > MAX_OUTPUT_CHARS)
+            if wrapped:
+                problems.append("%s: %s shows a table as text with %d rows wrapped onto \u21aa "
+                                "lines; write \\resultstable{%s}" % (page.name, name, wrapped, name[:-4]))
+            elif tables and RESULTS_FILE.match(name):
+                problems.append("%s: the results file %s is shown as text; write \\resultstable{%s} "
+                                "to show its %d tables as tables" % (page.name, name, name[:-4],
+                                                                      len(tables)))
+    return problems
+
+
+RESULTS_FILE = re.compile(r"^(recorded_|results_)")
+
+
+def paragraph_before(text, position):
+    """The text of the paragraph that ends right before `position` of a page's HTML, or None when
+    something else (a heading, a table, a list item) comes first."""
+    before = text[:position].rstrip()
+    if before.endswith("</p>"):
+        before = before[:-4]
+    elif re.search(r"<[^>]+>$", before):
+        return None
+    starts = list(re.finditer(r"<p\b[^>]*>", before))  # Doxygen writes "<p >"
+    if not starts or re.search(r"</(?:h\d|li|table|div|pre|ol|ul)>", before[starts[-1].end():]):
+        return None
+    return html.unescape(re.sub(r"<[^>]+>", "", before[starts[-1].end():])).strip()
+
+
+def rule_lists_after_whole_sentences(bk):
+    """A list follows a paragraph that ends its sentence (".", ":", "?", "!"). A paragraph that
+    stops mid-sentence before a list is most often a Markdown accident: a source line that begins
+    with "100." becomes item 100 of a numbered list."""
+    problems = []
+    for page in bk.reader_pages():
+        contents = contents_of(page.text)
+        for m in re.finditer(r"<(ol|ul)\b[^>]*>", contents):
+            paragraph = paragraph_before(contents, m.start())
+            # A display formula (\[ ... \]) may close the paragraph: it ends its sentence.
+            if paragraph and not re.search(r"(?:[.:?!)\u2026]|\\\])$", paragraph):
+                item = re.sub(r"<[^>]+>", "", contents[m.end():m.end() + 120]).strip()
+                start = re.search(r'start="(\d+)"', m.group(0))
+                problems.append("%s: a paragraph ends mid-sentence before a list: %r, then %s%r "
+                                "(a source line that begins with a number and a dot starts a list)"
+                                % (page.name, paragraph[-50:],
+                                   "item %s " % start.group(1) if start else "", item[:40]))
+    return problems
+
+
+# Code in a table cell (div.fragment > div.line, Doxygen's 13-px monospace): the width of a
+# character and the padding a cell and its fragment take, in CSS pixels at 1280 x 900 (Chromium,
+# DejaVu Sans Mono), measured. Doxygen wraps a longer line onto the next, mid-phrase.
+CODE_CHAR_PX = 7.83
+CODE_CELL_PADDING_PX = 30
+
+
+def rule_side_by_side_code_fits(bk):
+    """Code shown side by side (a table whose cells hold code) fits its column: no line wraps."""
+    problems = []
+    for page in bk.reader_pages():
+        for table in re.finditer(r"<table\b.*?</table>", contents_of(page.text), re.S):
+            text = table.group(0)
+            if 'class="fragment"' not in text:
+                continue
+            columns = max(len(re.findall(r"<t[dh]\b", row))
+                          for row in re.findall(r"<tr\b.*?</tr>", text, re.S) or [""])
+            if columns < 2:
+                continue
+            fits = int((COLUMN_PX / columns - CODE_CELL_PADDING_PX) / CODE_CHAR_PX)
+            lines = [html.unescape(re.sub(r"<[^>]+>", "", line))
+                     for line in re.findall(r'<div class="line">(.*?)</div>', text, re.S)]
+            wide = [line for line in lines if len(line.rstrip()) > fits]
+            if wide:
+                longest = max(wide, key=len)
+                problems.append("%s: %d code lines of a side-by-side table are wider than its "
+                                "%d columns allow (%d characters at 1280 px), and wrap; the "
+                                "longest has %d: %r. Show the code one piece under the other"
+                                % (page.name, len(wide), columns, fits, len(longest.rstrip()),
+                                   longest.strip()[:50]))
+    return problems
+
+
+def rule_reader_pages_navigable(bk):
+    """Every page of the reading order (the chapters, the projects, the appendix, any page added
+    later) has previous/next links at its top and bottom, and the search ranks it as a reader's
+    page, before the code."""
+    problems = []
+    index = os.path.join(bk.html_dir, "book-search-index.js")
+    data = book.read(index) if os.path.exists(index) else ""
+    for name, _ in book.reading_order(bk.cfg):
+        page = bk.pages.get(name)
+        if page is None:
+            continue
+        for where in ("top", "bottom"):
+            m = re.search(r'<div class="tfm-chapter-nav tfm-chapter-nav-%s">(.*?)</div>'
+                          % where, page.text, re.S)
+            if not m:
+                problems.append("%s: no previous/next links at the %s" % (name, where))
+                continue
+            for cls in ("tfm-prev", "tfm-next"):
+                link = re.search(r'<a class="%s" href="([^"#]+)' % cls, m.group(1))
+                if not link or not os.path.exists(os.path.join(bk.html_dir, link.group(1))):
+                    problems.append("%s: the %s link at the %s is missing or broken"
+                                    % (name, cls[4:], where))
+        if '"p":"%s","t"' % name in data and not re.search(
+                r'"p":"%s","t":"(?:[^"\\]|\\.)*","k":"(?:chapter|page)"' % re.escape(name), data):
+            problems.append("the search ranks %s as a page of the code: a reader's page comes "
+                            "first" % name)
+    return problems
+
+
+def rule_local_links_exist(bk):
+    """Every local link of every page, the code reference's too, reaches a file that exists,
+    and an anchor (#name) that the file has."""
+    ids = {}
+
+    def anchors_of(name):
+        if name not in ids:
+            path = os.path.join(bk.html_dir, name)
+            text = book.read(path) if os.path.isfile(path) else ""
+            ids[name] = set(re.findall(r'\b(?:id|name)="([^"]+)"', text))
+        return ids[name]
+
+    problems = []
+    for name in sorted(os.listdir(bk.html_dir)):
+        if not name.endswith(".html"):
+            continue
+        text = bk.pages[name].text if name in bk.pages else book.read(os.path.join(bk.html_dir, name))
+        broken = set()
+        for m in re.finditer(r'\b(?:href|src)="([^"]*)"', text):
+            target = html.unescape(m.group(1))
+            if re.match(r"^(?:[a-z][a-z0-9+.-]*:|//)", target, re.I) or not target:
+                continue  # another scheme (https:, mailto:, javascript:), outside the book
+            file, _, anchor = target.partition("#")
+            file = file.split("?")[0] or name
+            if not os.path.exists(os.path.join(bk.html_dir, file)):
+                broken.add(target)
+            elif anchor and file.endswith(".html") and anchor not in anchors_of(file):
+                broken.add(target)
+        for target in sorted(broken):
+            problems.append("%s: a link to %s, which does not exist" % (name, target))
+    return problems
+
+
+# The height of a 1280 x 900 screen that shows a page's text: 900 px less Doxygen's title and menu
+# bar above (93 px) and its footer bar below (32 px), measured in Chromium.
+SCREEN_TEXT_PX = 775
+
+
+def rule_figures_fit_the_screen(bk):
+    """No figure is taller than a 1280 x 900 screen shows: a reader must see it whole."""
+    problems = []
+    for page in bk.reader_pages():
+        for tag, attrs in page.blocks.figures:
+            width, root, _ = displayed_width(bk, tag, attrs)
+            if root is None or width is None or not view_box(root):
+                continue
+            box = view_box(root)
+            height = width * box[3] / box[2]
+            if height > SCREEN_TEXT_PX + 0.5:
+                problems.append("%s: %s is %d px tall at 1280 x 900 (at most %d px of text are seen at once): "
+                                "draw it wider and lower (a Graphviz diagram: rankdir, ranksep)"
+                                % (page.name, attrs.get("src") or attrs.get("data"), height,
+                                   SCREEN_TEXT_PX))
+    return problems
+
+
 RULES = [rule_mathjax_copied, rule_output_as_text, rule_markup_and_links, rule_chapters_complete,
          rule_svg_view_box, rule_figures_fit, rule_output_lines, rule_no_author_notes,
-         rule_no_empty_sections, rule_try_it, rule_numbers_from_the_run, rule_markers_quoted]
+         rule_no_empty_sections, rule_try_it, rule_numbers_from_the_run, rule_markers_quoted,
+         rule_no_placeholder_pages, rule_tables_as_tables, rule_lists_after_whole_sentences,
+         rule_side_by_side_code_fits, rule_reader_pages_navigable, rule_local_links_exist,
+         rule_figures_fit_the_screen]
 
 
 def check(cfg, rules=None):

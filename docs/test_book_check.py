@@ -86,10 +86,12 @@ class BookCheck(unittest.TestCase):
         self.write(os.path.join(self.html, "figure.svg"), SVG)
         self.write(os.path.join(self.html, "ch01.html"), page_html(CONTENTS))
         self.write(os.path.join(self.html, "index.html"), page_html(
-            '<div class="contents"><p>The book.</p></div><!-- contents -->'))
+            '<div class="contents"><p>The book.</p><h2><a class="anchor" id="chapter_map"></a>'
+            'The chapters</h2><p>One.</p></div><!-- contents -->'))
         self.write(os.path.join(self.html, "annotated.html"), page_html(""))
         self.write(os.path.join(self.html, "book-search-index.js"),
-                   'window.TFM_BOOK_INDEX = [{"p":"ch01.html"}];\n')
+                   'window.TFM_BOOK_INDEX = [{"p":"ch01.html","t":"Chapter 01: The example",'
+                   '"k":"chapter","s":[]}];\n')
         self.cfg = {"source_dir": src, "book_dir": self.book_dir, "html_dir": self.html,
                     "output_dir": self.output, "generated_dir": self.book_dir,
                     "example_roots": [os.path.join(src, "chapters")],
@@ -200,6 +202,86 @@ class BookCheck(unittest.TestCase):
     def test_a_plain_chapter_mention(self):
         self.change_page("<p>One line.</p>", "<p>As chapter 05 shows.</p>")
         self.assert_fails('"chapter 05" is not a link')
+
+    def test_a_page_that_only_says_it_is_not_written(self):
+        self.change_page("<p>One line.</p>", "<p>docs/determinism.md is not written yet.</p>")
+        self.assert_fails("a placeholder")
+
+    def test_a_wide_table_shown_as_wrapped_text(self):
+        rows = "".join("run-%d  %d  --preset vowels-small %s\n" % (k, 100 * k, "--set x=1 " * 10)
+                       for k in range(1, 4))
+        self.write(os.path.join(self.output, "ch01_example.txt"), "trial  steps  settings\n" + rows)
+        self.assert_fails("ch01_example.txt shows a table as text with 3 rows wrapped",
+                          "\\resultstable{ch01_example}")
+
+    def test_a_results_file_shown_as_text_and_as_a_table(self):
+        record = "trial   steps   accuracy\nfirst     100     0.7311\nsecond    200     0.8125\n"
+        self.write(os.path.join(self.output, "recorded_runs.txt"), record)
+        self.change_page("<h1>", '<div class="tfm-output" data-output="recorded_runs.txt">'
+                         '<pre class="tfm-output">%s</pre></div>\n<h1>' % record)
+        self.assert_fails("the results file recorded_runs.txt is shown as text",
+                          "\\resultstable{recorded_runs}")
+        self.change_page('<div class="tfm-output" data-output="recorded_runs.txt">'
+                         '<pre class="tfm-output">%s</pre></div>' % record,
+                         book.results_tables_html(record, "recorded_runs.txt"))
+        self.assertEqual(self.problems(), [])
+
+    def test_a_paragraph_cut_mid_sentence_by_a_list(self):
+        self.change_page("<p>One line.</p>", '<p >It saves a checkpoint every</p>\n<ol start="100">'
+                         "\n<li>It tests the last one.</li>\n</ol>")
+        self.assert_fails("a paragraph ends mid-sentence before a list: 'It saves a checkpoint "
+                          "every', then item 100")
+
+    def test_a_list_after_a_whole_sentence_passes(self):
+        self.change_page("<p>One line.</p>", "<p>Two steps:</p>\n<ol>\n<li>one</li>\n</ol>")
+        self.assertEqual(self.problems(), [])
+
+    def test_side_by_side_code_wider_than_its_column(self):
+        def cell(line):
+            return ('<td><div class="fragment"><div class="line">%s</div></div></td>'
+                    % line.replace("<", "&lt;"))
+        self.change_page("<p>One line.</p>", '<p>One line.</p><table class="markdownTable"><tr>'
+                         + cell("  std::vector<float> short_line;")
+                         + cell("  " + "auto x = f(a, b);  " * 5) + "</tr></table>")
+        self.assert_fails("1 code lines of a side-by-side table are wider than its 2 columns")
+
+    def test_a_reader_page_without_previous_next_links(self):
+        self.change_page('<div class="tfm-chapter-nav tfm-chapter-nav-bottom">',
+                         '<div class="other">')
+        self.assert_fails("ch01.html: no previous/next links at the bottom")
+
+    def test_a_project_page_without_previous_next_links(self):
+        # Any page of the book's INPUT is in the reading order, not only the chapters.
+        project = os.path.join(self.root, "src", "projects", "x")
+        os.makedirs(project)
+        self.write(os.path.join(project, "README.md"), "# Project: x {#project_x}\n")
+        doxyfile = os.path.join(self.book_dir, "Doxyfile")
+        self.write(doxyfile, book.read(doxyfile).replace(
+            "\nOTHER", ' \\\n        "%s"\nOTHER' % os.path.join(project, "README.md")))
+        self.write(os.path.join(self.html, "project_x.html"), page_html(
+            '<div class="contents"><p>A project.</p></div><!-- contents -->'))
+        self.assert_fails("project_x.html: no previous/next links at the top")
+
+    def test_search_ranks_a_reader_page_as_code(self):
+        index = os.path.join(self.html, "book-search-index.js")
+        self.write(index, book.read(index).replace('"k":"chapter"', '"k":"code"'))
+        self.assert_fails("the search ranks ch01.html as a page of the code")
+
+    def test_a_link_to_a_page_that_does_not_exist(self):
+        self.write(os.path.join(self.html, "bible_8hpp.html"), page_html(
+            '<div class="contents"><a href="bible_8cpp.html">bible.cpp</a></div><!-- contents -->'))
+        self.assert_fails("bible_8hpp.html: a link to bible_8cpp.html, which does not exist")
+
+    def test_a_link_to_an_anchor_that_does_not_exist(self):
+        self.write(os.path.join(self.html, "classX.html"), page_html(
+            '<div class="summary"><a href="#nested-classes">Classes</a></div>'))
+        self.assert_fails("classX.html: a link to #nested-classes, which does not exist")
+
+    def test_a_figure_taller_than_the_screen(self):
+        self.write(os.path.join(self.html, "figure.svg"),
+                   SVG.replace('height="200" viewBox="0 0 400 200"',
+                               'height="1000" viewBox="0 0 400 1000"'))
+        self.assert_fails("figure.svg is 1000 px tall at 1280 x 900")
 
     def test_try_it_commands_are_read_from_the_page(self):
         self.assertEqual([(c, a) for c, a, _, _ in book.try_it_commands(self.page)],

@@ -58,7 +58,11 @@ TEST_CASE("DecoderLayer: every traced step has the right shape at the tiny and c
       testing::check_trace(capture.text(), expected);
     }
     CHECK(y.shape() == x.shape());
+    trace::Capture capture;
     const DecoderLayer::Grads grads = layer.backward(y);
+    testing::ExpectedTrace expected;
+    testing::decoder_layer_backward(expected, 0, c, k.batch, k.tgt_len, k.src_len);
+    testing::check_trace(capture.text(), expected);
     CHECK(grads.x.shape() == x.shape());
     CHECK(grads.memory.shape() == memory.shape());
   }

@@ -42,7 +42,11 @@ TEST_CASE("EncoderLayer: every traced step has the right shape at the tiny and c
       testing::check_trace(capture.text(), expected);
     }
     CHECK(y.shape() == x.shape());
+    trace::Capture capture;
     CHECK(layer.backward(y).shape() == x.shape());
+    testing::ExpectedTrace expected;
+    testing::encoder_layer_backward(expected, 0, c, k.batch, k.len);
+    testing::check_trace(capture.text(), expected);
   }
 }
 

@@ -127,6 +127,29 @@ TEST_CASE("heatmap: writes an SVG with one cell per value, labels and a colour b
   CHECK(count(svg, "<g ") == count(svg, "</g>"));
 }
 
+TEST_CASE("heatmap: column labels are slanted where they fit, upright where columns are narrow",
+          "[heatmap]") {
+  // Slanted lines of text are a column's width times sin(60 degrees) apart: narrow columns (the
+  // subwords of a verse) would overlap, so they are written upright, a column's width apart.
+  const auto labels_of = [](std::size_t cols) {
+    Tensor2 values = Tensor2::from_shape({2, cols});
+    values.fill(0.5f);
+    HeatmapOptions options;
+    options.row_labels = {"a", "b"};
+    for (std::size_t c = 0; c < cols; ++c) options.column_labels.push_back("w" + std::to_string(c));
+    const std::string path = temp_path("tfm_test_heatmap_labels.svg");
+    write_heatmap_svg(path, values, options);
+    const std::string svg = read_file(path);
+    std::remove(path.c_str());
+    return svg;
+  };
+  const std::string wide = labels_of(4), narrow = labels_of(50);
+  CHECK(count(wide, "rotate(-60)\" dy=\"0.35em\"") == 4);
+  CHECK(count(wide, "rotate(-90)\" dy=\"0.35em\"") == 0);
+  CHECK(count(narrow, "rotate(-90)\" dy=\"0.35em\"") == 50);
+  CHECK(count(narrow, "rotate(-60)") == 0);
+}
+
 TEST_CASE("heatmap: colour scales", "[heatmap]") {
   CHECK(heatmap_colour(0.0, ColourScale::kViridis) == "#440154");
   CHECK(heatmap_colour(1.0, ColourScale::kViridis) == "#fde725");

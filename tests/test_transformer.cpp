@@ -129,6 +129,14 @@ TEST_CASE("Transformer: every traced step has the right shape (tiny)", "[transfo
       CHECK(logits.shape() == Tensor3::shape_type{2, 6, c.tgt_vocab_size});
       testing::check_trace(capture.text(), testing::transformer_forward(c, 2, 5, 6, training));
     }
+    // Backward, nested as the forward is: the generator, the decoder's layers in reverse, the
+    // memory's summed gradient, each stack's dropout, positions and embedding scatter.
+    model.set_training(true);
+    model.forward(b.src, b.tgt_in);
+    trace::Capture capture;
+    model.backward(xt::ones<float>({std::size_t{2}, std::size_t{6}, c.tgt_vocab_size}));
+    INFO((shared ? "shared" : "separate") << ", backward");
+    testing::check_trace(capture.text(), testing::transformer_backward(c, 2, 5, 6));
   }
 }
 

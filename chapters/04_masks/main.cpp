@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "tfm/core/trace.hpp"
@@ -21,21 +22,33 @@ namespace {
 constexpr tfm::trace::Component traced_tokens("Tokens");
 constexpr tfm::trace::Component traced_mask("Mask");
 
-std::string token(std::int32_t id) {
-  return id == tfm::kPadId ? "pad" : id == tfm::kBosId ? "bos" : std::to_string(id);
+// The words behind the ids, so that a grid reads as sentences: a German source and an English
+// target, as in reference 001 (ids 0 to 3 are chapter 02's reserved ones).
+const std::map<std::int32_t, std::string> kSourceWords = {
+    {4, "ein"}, {5, "ich"}, {6, "bitte"}, {7, "will"}, {8, "tee"}, {9, "kaltes"}, {11, "bier"}};
+const std::map<std::int32_t, std::string> kTargetWords = {
+    {5, "tea"}, {6, "i"}, {8, "beer"}, {10, "want"}};
+
+std::string token(std::int32_t id, const std::map<std::int32_t, std::string>& words) {
+  if (id == tfm::kPadId) return "pad";
+  if (id == tfm::kBosId) return "bos";
+  const auto word = words.find(id);
+  return word == words.end() ? std::to_string(id) : word->second;
 }
 
 // Prints mask[b] as a 0/1 grid for every sentence b: one row per query token, one column per key token.
 void print_mask(const std::string& name, const tfm::Mask& mask, const tfm::TokenIds& queries,
-                const tfm::TokenIds& keys) {
+                const std::map<std::int32_t, std::string>& query_words, const tfm::TokenIds& keys,
+                const std::map<std::int32_t, std::string>& key_words) {
   for (std::size_t b = 0; b < mask.shape(0); ++b) {
     std::printf("%s, sentence %zu (rows: query tokens, columns: key tokens)\n%12s", name.c_str(), b,
                 "");
-    for (std::size_t j = 0; j < mask.shape(2); ++j) std::printf("%5s", token(keys(b, j)).c_str());
+    for (std::size_t j = 0; j < mask.shape(2); ++j)
+      std::printf("%7s", token(keys(b, j), key_words).c_str());
     std::printf("\n");
     for (std::size_t i = 0; i < mask.shape(1); ++i) {
-      std::printf("%12s", token(queries(b, i)).c_str());
-      for (std::size_t j = 0; j < mask.shape(2); ++j) std::printf("%5d", mask(b, i, j));
+      std::printf("%12s", token(queries(b, i), query_words).c_str());
+      for (std::size_t j = 0; j < mask.shape(2); ++j) std::printf("%7d", mask(b, i, j));
       std::printf("\n");
     }
   }
@@ -61,9 +74,10 @@ int main(int argc, char** argv) {
           "below every other), got " +
           cli.value("--fill"));
 
-    // Two source sentences of 5 and 3 tokens, padded with id 0 to the longest, and their
-    // decoder inputs of 4 and 2 tokens, starting with <bos>, padded to 4. Words have ids from 4
-    // on, after chapter 02's reserved ids (0 <pad>, 1 <bos>, 2 <eos>, 3 <unk>).
+    // Two source sentences of 5 and 3 tokens ("ich will ein kaltes bier", "ein tee bitte"),
+    // padded with id 0 to the longest, and their decoder inputs of 4 and 2 tokens ("<bos> i want
+    // beer", "<bos> tea"), padded to 4. Words have ids from 4 on, after chapter 02's reserved ids
+    // (0 <pad>, 1 <bos>, 2 <eos>, 3 <unk>).
     const tfm::TokenIds src = {{5, 7, 4, 9, 11}, {4, 8, 6, 0, 0}};
     const tfm::TokenIds tgt = {{tfm::kBosId, 6, 10, 8}, {tfm::kBosId, 5, 0, 0}};
     const std::size_t batch = src.shape(0), src_len = src.shape(1), tgt_len = tgt.shape(1);
@@ -77,7 +91,7 @@ int main(int argc, char** argv) {
     // Encoder self-attention: queries and keys are both the source; only padding is blocked.
     const tfm::Mask src_mask = tfm::padding_mask(src, /*len_q=*/src_len);
     traced_mask(src_mask, "encoder: source padding", "src_mask", "batch, src_len, src_len");
-    print_mask("encoder self-attention mask", src_mask, src, src);
+    print_mask("encoder self-attention mask", src_mask, src, kSourceWords, src, kSourceWords);
 
     // Decoder self-attention: target padding AND no look-ahead.
     const tfm::Mask tgt_pad = tfm::padding_mask(tgt, /*len_q=*/tgt_len);
@@ -86,9 +100,10 @@ int main(int argc, char** argv) {
     traced_mask(tgt_pad, "decoder: target padding", "tgt_pad", "batch, tgt_len, tgt_len");
     traced_mask(causal, "decoder: subsequent", "causal", "batch, tgt_len, tgt_len");
     traced_mask(tgt_mask, "decoder: padding AND subsequent", "tgt_mask", "batch, tgt_len, tgt_len");
-    print_mask("target padding mask", tgt_pad, tgt, tgt);
-    print_mask("subsequent mask", causal, tgt, tgt);
-    print_mask("decoder self-attention mask (both)", tgt_mask, tgt, tgt);
+    print_mask("target padding mask", tgt_pad, tgt, kTargetWords, tgt, kTargetWords);
+    print_mask("subsequent mask", causal, tgt, kTargetWords, tgt, kTargetWords);
+    print_mask("decoder self-attention mask (both)", tgt_mask, tgt, kTargetWords, tgt,
+               kTargetWords);
     std::printf("decoder_self_mask(tgt) gives the same mask: %s\n\n",
                 tfm::decoder_self_mask(tgt) == tgt_mask ? "yes" : "NO");
 
@@ -98,7 +113,7 @@ int main(int argc, char** argv) {
     const tfm::Mask cross_mask = tfm::padding_mask(src, /*len_q=*/tgt_len);
     // [cross mask]
     traced_mask(cross_mask, "cross: source padding", "cross_mask", "batch, tgt_len, src_len");
-    print_mask("cross-attention mask", cross_mask, tgt, src);
+    print_mask("cross-attention mask", cross_mask, tgt, kTargetWords, src, kSourceWords);
 
     // [apply mask]
     // What attention does with a mask: blocked scores become -1e9 before the softmax, so their

@@ -24,8 +24,6 @@ namespace {
 
 // The components of the lines this program adds to the shape trace.
 constexpr tfm::trace::Component traced_input("Input");
-constexpr tfm::trace::Component traced_decoder("Decoder");
-constexpr tfm::trace::Component traced_encoder("Encoder");
 
 // Prints captured trace records with every layer folded into two lines: its title with how many
 // steps it took (chapter 08 shows them one by one), and its last step, the layer's output.
@@ -121,21 +119,16 @@ int main(int argc, char** argv) {
     // rows of its embedding table that its ids looked up.
     tfm::Tensor3 d_hidden = tfm::Tensor3::from_shape(hidden.shape());
     rng.fill_normal(d_hidden, 0.0f, 1.0f);
-    const tfm::Tensor3 d_memory = decoder.backward(d_hidden);
-    encoder.backward(d_memory);
+    {
+      tfm::trace::Capture capture;  // folded like the forward: chapter 08 shows the layers' steps
+      traced_input(d_hidden, "upstream gradient", "d_hidden", "batch, tgt_len, d_model");
+      const tfm::Tensor3 d_memory = decoder.backward(d_hidden);
+      encoder.backward(d_memory);
+      trace_records = capture.records();
+    }
     // [run backward]
     std::printf("\n");
-    {
-      tfm::trace::Enable
-          trace;  // the layers' backward steps are in chapter 08; these are the stacks'
-      tfm::trace::Scope scope("Backward");
-      traced_input(d_hidden, "upstream gradient", "d_hidden", "batch, tgt_len, d_model");
-      traced_decoder(d_memory, "summed over its layers", "d_memory", "batch, src_len, d_model");
-      traced_encoder(src_embedding.weight.grad, "source table's gradient", "d_src_embedding",
-                     "src_vocab, d_model");
-      traced_decoder(tgt_embedding.weight.grad, "target table's gradient", "d_tgt_embedding",
-                     "tgt_vocab, d_model");
-    }
+    print_with_layers_folded(trace_records);
     std::printf("\nRows with a gradient\n  source table:%s\n  target table:%s\n",
                 rows_with_gradient(src_embedding, data.source_vocabulary()).c_str(),
                 rows_with_gradient(tgt_embedding, data.target_vocabulary()).c_str());

@@ -60,7 +60,9 @@
         hits.push({ page: page, section: section, score: score });
       });
     });
-    hits.sort(function (a, b) { return b.score - a.score; });
+    // The reader's pages (chapters, projects, appendix) before the code's, then by score.
+    function reader(hit) { return hit.page.k === 'code' ? 0 : 1; }
+    hits.sort(function (a, b) { return reader(b) - reader(a) || b.score - a.score; });
     return hits;
   }
 

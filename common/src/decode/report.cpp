@@ -46,10 +46,21 @@ std::string results_text(const VowelEvaluation& r) {
       format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
              r.windows, r.window_length, r.model.score.vowels);
   text += scores_text(r);
-  text += "\nReference 002's test sentences (it printed the middle column):\n";
-  for (const ReferenceSentence& s : r.sentences)
-    text += format("  %-32s  002: %-32s  ours: %-32s %s\n", s.input.c_str(),
-                   s.reference_output.c_str(), s.ours.c_str(), s.correct() ? "(correct)" : "");
+  text += "\nReference 002's test sentences:\n";
+  int input_width = 5, reference_width = 12, ours_width = 4;  // at least the headings' lengths
+  for (const ReferenceSentence& s : r.sentences) {
+    input_width = std::max(input_width, static_cast<int>(s.input.size()));
+    reference_width = std::max(reference_width, static_cast<int>(s.reference_output.size()));
+    ours_width = std::max(ours_width, static_cast<int>(s.ours.size()));
+  }
+  text +=
+      format("  %-*s  %-*s  %s\n", input_width, "input", reference_width, "002's output", "ours");
+  for (const ReferenceSentence& s : r.sentences) {
+    std::string row = format("  %-*s  %-*s  %-*s  %s", input_width, s.input.c_str(),
+                             reference_width, s.reference_output.c_str(), ours_width,
+                             s.ours.c_str(), s.correct() ? "(correct)" : "");
+    text += row.erase(row.find_last_not_of(' ') + 1) + "\n";
+  }
   text +=
       "\nThe closest call in each sentence: the hidden vowel where the right one leads the least\n"
       "(probabilities among a, e, i, o, u, the decoder reading the right sentence):\n";

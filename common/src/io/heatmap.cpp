@@ -129,9 +129,8 @@ struct MapBox {
 
 // Height of the column labels under a map: rotated tokens, or numbers.
 double column_ticks_height(const HeatmapOptions& options) {
-  return options.column_labels.empty()
-             ? 18.0
-             : 0.9 * kCharWidth * double(longest(options.column_labels)) + 12.0;
+  return options.column_labels.empty() ? 18.0
+                                       : kCharWidth * double(longest(options.column_labels)) + 12.0;
 }
 
 // Width of the row labels left of a map.
@@ -196,11 +195,15 @@ void write_map(std::ostream& doc, const std::string& id, const Tensor2& values, 
       doc << "<text x=\"" << svg::px(box.left + (double(c) + 0.5) * box.cell_w) << "\" y=\""
           << svg::px(ticks_y + 10.0) << "\" text-anchor=\"middle\">" << c << "</text>\n";
   } else {
-    // Tokens can be long: written at 60 degrees, ending under their column.
+    // Tokens can be long: written slanted, ending under their column. Slanted lines of text
+    // are cell_w * sin(60 degrees) apart; when that is less than a 12-px line plus a gap, they
+    // would overlap, so they are written upright (cell_w apart).
+    const int angle = box.cell_w * std::sqrt(3.0) / 2.0 >= 14.0 ? -60 : -90;
     for (std::size_t c = 0; c < cols; c += tick_step(box.cell_w, 12.0))
       doc << "<text transform=\"translate(" << svg::px(box.left + (double(c) + 0.5) * box.cell_w)
-          << ',' << svg::px(ticks_y) << ") rotate(-60)\" dy=\"0.35em\" text-anchor=\"end\">"
-          << svg::escape(options.column_labels[c]) << "</text>\n";
+          << ',' << svg::px(ticks_y) << ") rotate(" << angle
+          << ")\" dy=\"0.35em\" text-anchor=\"end\">" << svg::escape(options.column_labels[c])
+          << "</text>\n";
   }
 }
 

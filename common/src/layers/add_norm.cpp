@@ -33,7 +33,10 @@ AddNorm::Grads AddNorm::backward(const Tensor3& d_y) {
   const profile::Scope timed("AddNorm backward (residual add)");
   Tensor3 d_sum = norm.backward(d_y);
   // The sum passes its gradient unchanged to the residual and through dropout to the sub-layer.
-  Tensor3 d_sublayer = dropout_.backward(d_sum);
+  traced(d_sum, "backward x + ...: to the residual, unchanged", "d_residual",
+         "batch, len, d_model");
+  Tensor3 d_sublayer = traced(dropout_.backward(d_sum), "backward dropout: to the sub-layer",
+                              "d_sublayer", "batch, len, d_model");
   return {std::move(d_sum), std::move(d_sublayer)};
 }
 // [add norm backward]

@@ -73,6 +73,8 @@ void Embedding::backward(const TokenIds& ids, const Tensor3& d_y) {
     const float* g = d_y.data() + t * d;
     for (std::size_t j = 0; j < d; ++j) grad_row[j] += g[j] * scale_;
   }
+  traced(weight.grad, "backward: scatter-add dx * sqrt(d_model) into the ids' rows", "d_weight",
+         "vocab, d_model");
 }
 // [embedding backward]
 

@@ -100,6 +100,8 @@ Tensor3 LayerNorm::backward(const Tensor3& d_y) {
     for (std::size_t j = 0; j < d_; ++j)
       d_x_row[j] = inv_std * (d_y_row[j] * w[j] - mean_d_x_hat - x_hat[j] * mean_d_x_hat_x_hat);
   }
+  traced(d_x, "backward normalise (d_weight, d_bias summed over rows)", "dx",
+         "batch, len, d_model");
   return d_x;
 }
 // [layer norm backward]

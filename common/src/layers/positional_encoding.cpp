@@ -54,4 +54,11 @@ void PositionalEncoding::add_to(Tensor3& x, std::size_t offset) const {
 }
 // [pe add]
 
+// [pe backward]
+const Tensor3& PositionalEncoding::backward(const Tensor3& d_x) const {
+  return traced(d_x, "backward: no parameters, the gradient passes unchanged", "dx",
+                "batch, len, d_model");
+}
+// [pe backward]
+
 }  // namespace tfm

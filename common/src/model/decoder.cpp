@@ -42,9 +42,11 @@ Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Ma
 // [decoder backward]
 Tensor3 Decoder::backward(const Tensor3& d_hidden) {
   const profile::Scope timed("Decoder backward (own)");
+  trace::Scope scope("Decoder backward");
   Tensor3 d_x = d_hidden;
   Tensor3 d_memory;
   for (std::size_t i = layers.size(); i-- > 0;) {
+    trace::Scope layer_scope("decoder layer " + std::to_string(i) + " backward");
     DecoderLayer::Grads d_layer = layers[i].backward(d_x);
     d_x = std::move(d_layer.x);
     // Every layer reads the same memory, so their contributions add up.
@@ -53,8 +55,13 @@ Tensor3 Decoder::backward(const Tensor3& d_hidden) {
     else
       add_into(d_memory, d_layer.memory);
   }
-  // The table may be shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(tgt_in_, dropout_.backward(std::move(d_x)));
+  traced(d_memory, "encoder output's gradient, summed over the layers", "d_memory",
+         "batch, src_len, d_model");
+  d_x = traced(dropout_.backward(std::move(d_x)), "backward dropout", "d_x",
+               "batch, tgt_len, d_model");
+  // Adding the positional table is the identity for the gradient. The embedding table may be
+  // shared with the other stack, so it is told which ids this gradient is for.
+  embedding_->backward(tgt_in_, positions_.backward(d_x));
   return d_memory;
 }
 // [decoder backward]

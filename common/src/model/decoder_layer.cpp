@@ -7,6 +7,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("DecoderLayer");
+}  // namespace
+
 DecoderLayer::DecoderLayer(const Config& c, Rng& rng)
     : self_attn(c.d_model, c.n_heads, c.attention_bias, rng),
       norm1(c.d_model, c.dropout, rng.next_u64()),
@@ -46,14 +50,28 @@ DecoderLayer::Grads DecoderLayer::backward(const Tensor3& d_y) {
   // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
   // their gradients add.
   auto [d_h2, d_transformed] = norm3.backward(d_y);
-  add_into(d_h2, ffn.backward(d_transformed));
+  {
+    trace::Scope scope("feed-forward backward");
+    add_into(d_h2, ffn.backward(d_transformed));
+  }
+  traced(d_h2, "residual + feed-forward paths add", "d_h2", "batch, tgt_len, d_model");
   auto [d_h1, d_crossed] = norm2.backward(d_h2);
-  MultiHeadAttention::Grads d_cross = cross_attn.backward(d_crossed);
+  MultiHeadAttention::Grads d_cross;
+  {
+    trace::Scope scope("cross-attention backward");
+    d_cross = cross_attn.backward(d_crossed);
+  }
   add_into(d_h1, d_cross.query_input);  // h1 was the cross-attention's queries
+  traced(d_h1, "residual + cross-attention query paths add", "d_h1", "batch, tgt_len, d_model");
   auto [d_x, d_attended] = norm1.backward(d_h1);
-  const MultiHeadAttention::Grads d_self = self_attn.backward(d_attended);
+  MultiHeadAttention::Grads d_self;
+  {
+    trace::Scope scope("masked self-attention backward");
+    d_self = self_attn.backward(d_attended);
+  }
   add_into(d_x, d_self.query_input);  // x was the queries...
   add_into(d_x, d_self.memory);       // ...and the keys and values
+  traced(d_x, "residual + query, key, value paths add", "d_x", "batch, tgt_len, d_model");
   return {std::move(d_x), std::move(d_cross.memory)};
 }
 // [decoder layer backward]

@@ -41,11 +41,17 @@ Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
 // [encoder backward]
 void Encoder::backward(const Tensor3& d_memory) {
   const profile::Scope timed("Encoder backward (own)");
+  trace::Scope scope("Encoder backward");
   Tensor3 d_x = d_memory;
-  for (std::size_t i = layers.size(); i-- > 0;) d_x = layers[i].backward(d_x);
-  // Adding the positional table is the identity for the gradient.
-  // The table may be shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(src_, dropout_.backward(std::move(d_x)));
+  for (std::size_t i = layers.size(); i-- > 0;) {
+    trace::Scope layer_scope("encoder layer " + std::to_string(i) + " backward");
+    d_x = layers[i].backward(d_x);
+  }
+  d_x = traced(dropout_.backward(std::move(d_x)), "backward dropout", "d_x",
+               "batch, src_len, d_model");
+  // Adding the positional table is the identity for the gradient. The embedding table may be
+  // shared with the other stack, so it is told which ids this gradient is for.
+  embedding_->backward(src_, positions_.backward(d_x));
 }
 // [encoder backward]
 

@@ -7,6 +7,10 @@
 
 namespace tfm {
 
+namespace {
+constexpr trace::Component traced("EncoderLayer");
+}  // namespace
+
 EncoderLayer::EncoderLayer(const Config& c, Rng& rng)
     : self_attn(c.d_model, c.n_heads, c.attention_bias, rng),
       norm1(c.d_model, c.dropout, rng.next_u64()),
@@ -37,11 +41,20 @@ Tensor3 EncoderLayer::backward(const Tensor3& d_y) {
   // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
   // their gradients add.
   auto [d_h, d_transformed] = norm2.backward(d_y);
-  add_into(d_h, ffn.backward(d_transformed));
+  {
+    trace::Scope scope("feed-forward backward");
+    add_into(d_h, ffn.backward(d_transformed));
+  }
+  traced(d_h, "residual + feed-forward paths add", "d_h", "batch, len, d_model");
   auto [d_x, d_attended] = norm1.backward(d_h);
-  const MultiHeadAttention::Grads d_self = self_attn.backward(d_attended);
+  MultiHeadAttention::Grads d_self;
+  {
+    trace::Scope scope("self-attention backward");
+    d_self = self_attn.backward(d_attended);
+  }
   add_into(d_x, d_self.query_input);  // x was the queries...
   add_into(d_x, d_self.memory);       // ...and the keys and values
+  traced(d_x, "residual + query, key, value paths add", "d_x", "batch, len, d_model");
   return std::move(d_x);
 }
 // [encoder layer backward]

@@ -67,7 +67,9 @@ Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
 // [transformer backward]
 void Transformer::backward(const Tensor3& d_logits) {
   const profile::Scope timed("Transformer backward (own)");
-  const Tensor3 d_hidden = generator.backward(d_logits);
+  trace::Scope scope("Transformer backward");
+  const Tensor3 d_hidden = traced(generator.backward(d_logits), "backward generator (W, b)",
+                                  "d_hidden", "batch, tgt_len, d_model");
   const Tensor3 d_memory = decoder.backward(d_hidden);
   encoder.backward(d_memory);
 }

@@ -7,6 +7,8 @@
 
 #include "tfm/core/profile.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/core/trace.hpp"
+#include "tfm/io/format.hpp"
 
 namespace tfm {
 
@@ -26,6 +28,7 @@ Adam::Adam(const ParameterList& params, AdamOptions options) : params_(params), 
 void Adam::step(float learning_rate) {
   const profile::Scope timed("Adam step");
   require(learning_rate >= 0.0f, "Adam", "the learning rate must not be negative");
+  params_.verify("Adam::step");
   ++steps_;
   const double t = static_cast<double>(steps_);
   const float b1 = options_.beta1, b2 = options_.beta2, eps = options_.eps;
@@ -50,8 +53,33 @@ void Adam::step(float learning_rate) {
       p.value[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_correction2 + eps);
     }
   }
+  if (trace::enabled()) trace_update(step_size, inv_sqrt_correction2);
 }
 // [adam step]
+
+void Adam::trace_update(float step_size, float inv_sqrt_correction2) const {
+  trace::note("[Adam] every parameter: w -= lr m / (sqrt(v) + eps), bias-corrected (" +
+              std::to_string(params_.size()) + " tensors)");
+  if (params_.size() == 0) return;
+  // The largest tensor's update, recomputed from the moments: its size beside the weight's is the
+  // usual sanity check (about 1e-3 of it is healthy; far more and the step is too large).
+  std::size_t k = 0;
+  for (std::size_t j = 1; j < params_.size(); ++j)
+    if (params_.refs()[j].size > params_.refs()[k].size) k = j;
+  const ParameterRef& p = params_.refs()[k];
+  double update_squares = 0.0, value_squares = 0.0;
+  for (std::size_t i = 0; i < p.size; ++i) {
+    const double update =
+        step_size * m_[k][i] / (std::sqrt(v_[k][i]) * inv_sqrt_correction2 + options_.eps);
+    update_squares += update * update;
+    value_squares += static_cast<double>(p.value[i]) * p.value[i];
+  }
+  trace::write_step("Adam", "update of the largest tensor", "delta " + p.name,
+                    shape_string(p.shape), "");
+  const double n = static_cast<double>(p.size);
+  trace::note(format("rms(delta) = %.3g, rms(%s) = %.3g", std::sqrt(update_squares / n),
+                     p.name.c_str(), std::sqrt(value_squares / n)));
+}
 
 const std::vector<float>& Adam::first_moment(std::size_t index) const {
   return m_.at(index);

@@ -183,6 +183,7 @@ std::vector<std::string> remove_dead_leftovers(const std::string& dir) {
 
 void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
                      const ParameterList& params, const Adam* optimizer) {
+  params.verify("save_checkpoint");
   const auto refuse = [&](const std::string& why) {
     return CheckpointError("cannot save the checkpoint '" + dir + "': " + why +
                            " (nothing was written)");
@@ -333,6 +334,7 @@ std::vector<NpyArray> read_parameters(const std::string& dir, const ParameterLis
 }  // namespace
 
 void load_parameters(const std::string& dir, const ParameterList& params) {
+  params.verify("load_parameters");
   // Read and check everything first, then copy: a bad checkpoint leaves the model untouched.
   std::vector<NpyArray> arrays;
   read_one_version(dir, [&] { arrays = read_parameters(dir, params); });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tfm/core/profile.hpp"
@@ -113,7 +114,8 @@ Tensor3 CrossEntropy::backward() const {
     for (std::size_t j = 0; j < vocab; ++j) d[j] = (p[j] - off_target) * inv_n;
     d[t] = (p[t] - on_target) * inv_n;
   }
-  return dlogits;
+  return traced(std::move(dlogits), "backward (p - q) / counted tokens", "d_logits",
+                "batch, len, vocab");
 }
 // [cross entropy backward]
 

@@ -1,11 +1,13 @@
 #include "tfm/train/gradient_clipping.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 #include "tfm/core/profile.hpp"
 #include "tfm/core/reductions.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/core/trace.hpp"
 
 namespace tfm {
 
@@ -30,6 +32,24 @@ float gradient_norm(const ParameterList& params) {
   return static_cast<float>(std::sqrt(squares));
 }
 
+namespace {
+
+// The norm before and after, as the trace of a training step shows them.
+void trace_clipping(float norm, float max_norm, float scale) {
+  if (!trace::enabled()) return;
+  trace::write_step("GradientClipping", "global norm of every gradient", "||g||", "[]", "scalar");
+  std::ostringstream line;
+  line << "||g|| = " << norm;
+  if (scale < 1.0f)
+    line << " > max_norm " << max_norm << ": every gradient times " << scale
+         << ", ||g|| = " << norm * scale;
+  else
+    line << " <= max_norm " << max_norm << ": unchanged";
+  trace::note(line.str());
+}
+
+}  // namespace
+
 float clip_grad_norm(const ParameterList& params, float max_norm) {
   const profile::Scope timed("gradient clipping");
   require(max_norm > 0.0f, "clip_grad_norm", "max_norm must be positive");
@@ -38,6 +58,7 @@ float clip_grad_norm(const ParameterList& params, float max_norm) {
   // PyTorch's rule: scale by max_norm / (norm + 1e-6) when that is below 1. The 1e-6 keeps the
   // factor finite for a zero gradient and makes the clipped norm land just under max_norm.
   const float scale = max_norm / (norm + 1e-6f);
+  trace_clipping(norm, max_norm, scale);
   if (scale < 1.0f) {
 #pragma omp parallel for schedule(dynamic)
     for (std::size_t k = 0; k < params.size(); ++k) {

@@ -37,6 +37,13 @@ struct ParameterRef {
   float* value;                    ///< `size` floats, row-major, owned by the layer's Param
   float* grad;                     ///< `size` floats, the matching gradient entries
   std::size_t size;                ///< number of entries, the product of `shape`
+  /// The Param this entry was made from, and a test that its tensors still use `value`, `grad`
+  /// and `size`: ParameterList::verify asks it (see there).
+  ///@{
+  const void* owner = nullptr;
+  bool (*still_in_place)(const void* owner, const float* value, const float* grad,
+                         std::size_t size) = nullptr;
+  ///@}
 };
 
 /// The parameters of a model, in registration order.
@@ -49,7 +56,12 @@ class ParameterList {
     refs_.push_back(
         {prefix_ + name,
          std::vector<std::size_t>(param.value.shape().begin(), param.value.shape().end()),
-         param.value.data(), param.grad.data(), param.value.size()});
+         param.value.data(), param.grad.data(), param.value.size(), &param,
+         [](const void* owner, const float* value, const float* grad, std::size_t size) {
+           const Param<N>& p = *static_cast<const Param<N>*>(owner);
+           return p.value.data() == value && p.grad.data() == grad && p.value.size() == size &&
+                  p.grad.size() == size;
+         }});
   }
 
   /// Registers the parameters of `module` (anything with `collect_parameters(ParameterList&)`)
@@ -75,8 +87,14 @@ class ParameterList {
   const ParameterRef& at(const std::string& name) const;
   /// Total number of trainable numbers.
   std::size_t count() const;
-  /// Sets every gradient to zero.
+  /// Sets every gradient to zero (after verify()).
   void zero_grad() const;
+  /// Throws std::logic_error naming the parameter, and `user` (who would have read it), if a
+  /// parameter's value or gradient no longer lives where it was registered. An xtensor
+  /// assignment such as `p.grad = p.grad + g`, `p.grad += g` or a resize gives the tensor a new
+  /// buffer and frees the old one, which the list still points to; write into the tensor
+  /// instead: `xt::noalias(p.grad) += g`. Compares pointers only: costs nothing measurable.
+  void verify(const std::string& user) const;
 
  private:
   std::vector<ParameterRef> refs_;

@@ -61,6 +61,9 @@ class Adam {
                std::vector<std::vector<float>> second);
 
  private:
+  // The trace of a step: what was updated, and the size of the largest tensor's update.
+  void trace_update(float step_size, float inv_sqrt_correction2) const;
+
   ParameterList params_;
   AdamOptions options_;
   std::size_t steps_ = 0;

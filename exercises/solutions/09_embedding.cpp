@@ -1,0 +1,28 @@
+// Solution of the exercise embedding (chapter 09). Try the exercise first.
+#include <cmath>
+
+#include "exercise/tensor.hpp"
+
+namespace ex {
+
+Tensor embed(const Ids& ids, const Tensor& table, const Tensor& pe) {
+  const std::size_t B = ids.dim(0), L = ids.dim(1), d = table.dim(1);
+  const float scale = std::sqrt(float(d));
+  Tensor x({B, L, d});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t l = 0; l < L; ++l)
+      for (std::size_t c = 0; c < d; ++c) x(b, l, c) = table(ids(b, l), c) * scale + pe(l, c);
+  return x;
+}
+
+Tensor embed_backward(const Ids& ids, const Tensor& d_x, std::size_t vocab_size) {
+  const std::size_t B = ids.dim(0), L = ids.dim(1), d = d_x.dim(2);
+  const float scale = std::sqrt(float(d));
+  Tensor d_table({vocab_size, d});
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t l = 0; l < L; ++l)
+      for (std::size_t c = 0; c < d; ++c) d_table(ids(b, l), c) += d_x(b, l, c) * scale;
+  return d_table;
+}
+
+}  // namespace ex
