@@ -455,21 +455,24 @@ int main(int argc, char** argv) {
     if (!cli.parse(argc, argv)) return 0;
     if (cli.flag_set("--keep-subnormals")) tfm::set_subnormals_flushed(false);
     const std::string row = cli.value("--row");
-    const int runs = int(std::max(1LL, cli.integer("--runs")));
-    const auto seed = static_cast<std::uint64_t>(cli.integer("--seed"));
+    // Counts are checked like every program's (a count that wrapped negative left median() an
+    // empty vector); 0 runs or steps would time nothing.
+    const auto counted = [&](const char* option, std::size_t min) {
+      return int(cli.count(option, min, 1000000));
+    };
+    const int runs = counted("--runs", 1);
+    const auto seed = static_cast<std::uint64_t>(cli.count("--seed"));
     JsonObject result;
     if (row == "sgemm")
-      result = sgemm_row(runs, int(std::max(1LL, cli.integer("--blas-threads"))));
+      result = sgemm_row(runs, counted("--blas-threads", 1));
     else if (row == "train")
-      result =
-          train_row(vowels_config(tfm::config_from_command_line(cli)),
-                    int(std::max(0LL, cli.integer("--warmup"))),
-                    int(std::max(1LL, cli.integer("--steps"))), seed, cli.flag_set("--profile"));
+      result = train_row(vowels_config(tfm::config_from_command_line(cli)), counted("--warmup", 0),
+                         counted("--steps", 1), seed, cli.flag_set("--profile"));
     else if (row == "forward")
       result = forward_row(runs, seed);
     else if (row == "decode")
-      result = decode_row(std::size_t(std::max(1LL, cli.integer("--batch"))),
-                          !cli.flag_set("--uncached"), runs, seed, cli.flag_set("--profile"));
+      result = decode_row(std::size_t(counted("--batch", 1)), !cli.flag_set("--uncached"), runs,
+                          seed, cli.flag_set("--profile"));
     else
       throw tfm::UsageError("--row must be sgemm, train, forward or decode, got '" + row + "'");
     std::printf("%s\n", result.str().c_str());

@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -846,7 +848,9 @@ TEST_CASE("Checkpoint: a save that fails at the end of training is rescued, not 
   const std::string rescue = tmp.file("rescued");
   // The destination became impossible after it was checked (here: its parent is a file).
   check_checkpoint_error(
-      [&] { save_checkpoint_or_rescue(tmp.file("file") + "/ckpt", rescue, tiny_header(), params); },
+      [&] {
+        save_checkpoint_or_rescue(tmp.file("file") + "/ckpt", {rescue}, tiny_header(), params);
+      },
       {"is not a directory", "the model was saved to '" + rescue + "' instead"});
   Transformer restored(read_checkpoint_header(rescue).config, 2);
   load_parameters(rescue, parameters_of(restored));
@@ -854,7 +858,7 @@ TEST_CASE("Checkpoint: a save that fails at the end of training is rescued, not 
   // Where the rescue fails too, both failures are named.
   check_checkpoint_error(
       [&] {
-        save_checkpoint_or_rescue(tmp.file("file") + "/a", tmp.file("file") + "/b", tiny_header(),
+        save_checkpoint_or_rescue(tmp.file("file") + "/a", {tmp.file("file") + "/b"}, tiny_header(),
                                   params);
       },
       {"instead failed too"});
@@ -1030,4 +1034,132 @@ TEST_CASE("Checkpoint: a checkpoint exported from PyTorch gives PyTorch's logits
     ++files;
   }
   CHECK(files == params.size());
+}
+
+TEST_CASE("Checkpoint: a name with no room for the names a save writes beside it is refused",
+          "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "long_name");
+  // 255 bytes is the most ext4, tmpfs and most file systems allow in one name.
+  const std::string name230(230, 'm'), name210(210, 'm');
+  check_checkpoint_error(
+      [&] { check_checkpoint_destination(tmp.file(name230)); },
+      {"its name is 230 bytes long", "NAME.previous.<pid>.<n>", "use a name of at most 224 bytes"});
+  CHECK_NOTHROW(check_checkpoint_destination(tmp.file(name210)));
+  // With --save-every, DIR-step<S> must fit too.
+  check_checkpoint_error([&] { check_checkpoint_destination(tmp.file(name210), true); },
+                         {"its name is 210 bytes long", "use a name of at most 199 bytes"});
+  // A save that fails on the name is the program's own error, not a raw filesystem_error.
+  Transformer model(tiny_config(), 1);
+  check_checkpoint_error(
+      [&] { save_checkpoint(tmp.file(name230), tiny_header(), parameters_of(model)); },
+      {"cannot save the checkpoint", "230 bytes long", "(nothing was written)"});
+}
+
+TEST_CASE("Checkpoint: the rescue places never depend on a usable TMPDIR",
+          "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "tmpdir");
+  const char* saved = std::getenv("TMPDIR");
+  const std::string previous = saved ? saved : "";
+  std::ofstream(tmp.path / "file") << "x";
+  for (const std::string bad : {std::string("/nonexistent"), std::string(""), tmp.file("file")}) {
+    ::setenv("TMPDIR", bad.c_str(), 1);
+    CHECK(rescue_places("p-rescued-1") ==
+          std::vector<std::string>{"/tmp/p-rescued-1", "p-rescued-1"});
+  }
+  ::setenv("TMPDIR", (tmp.path.string() + "/").c_str(), 1);
+  CHECK(rescue_places("x").front() == tmp.file("x"));
+  if (saved)
+    ::setenv("TMPDIR", previous.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+}
+
+TEST_CASE("Checkpoint: an optimizer folder without its state is damaged, not 'weights only'",
+          "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "optimizer_folder");
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  Adam adam(params);
+  const std::string dir = tmp.file("ckpt");
+  save_checkpoint(dir, tiny_header(), params, &adam);
+  CHECK(has_optimizer_state(dir));
+  fs::remove(fs::path(dir) / "optimizer" / "state.txt");
+  check_checkpoint_error([&] { has_optimizer_state(dir); },
+                         {"optimizer' without its state.txt", "its optimizer state is damaged"});
+  fs::remove_all(fs::path(dir) / "optimizer");
+  CHECK_FALSE(has_optimizer_state(dir));  // weights only: a checkpoint may be saved so
+  std::ofstream(fs::path(dir) / "optimizer") << "";
+  check_checkpoint_error([&] { has_optimizer_state(dir); }, {"which is not a directory"});
+}
+
+TEST_CASE("Checkpoint: snapshots of two training runs are not averaged unless forced",
+          "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "average_runs");
+  std::vector<std::string> dirs;
+  for (const char* run : {"00000000000000aa", "00000000000000aa", "00000000000000bb"}) {
+    Transformer snapshot(tiny_config(), 10 + dirs.size());
+    CheckpointHeader header = tiny_header();
+    header.run = run;
+    dirs.push_back(tmp.file("c" + std::to_string(dirs.size())));
+    save_checkpoint(dirs.back(), header, parameters_of(snapshot));
+    CHECK(read_checkpoint_header(dirs.back()).run == run);  // "# run ID" in config.txt
+  }
+  Transformer model(tiny_config(), 1);
+  const ParameterList params = parameters_of(model);
+  CHECK_NOTHROW(load_averaged_parameters({dirs[0], dirs[1]}, params));  // one run
+  const std::vector<std::vector<float>> one_run = values_of(params);
+  check_checkpoint_error(
+      [&] {
+        load_averaged_parameters({dirs[0], dirs[2]}, params);
+      },
+      {"they come from different training runs (run 00000000000000aa and run "
+       "00000000000000bb)",
+       "--force-average"});
+  CHECK(values_of(params) == one_run);  // untouched
+  CHECK_NOTHROW(load_averaged_parameters({dirs[0], dirs[2]}, params, /*mixed=*/true));
+  // Without a record of the run (older checkpoints), every setting must agree, the seed too.
+  CheckpointHeader seeded = tiny_header();
+  seeded.config.seed = 7;
+  Transformer other(tiny_config(), 3);
+  save_checkpoint(tmp.file("seed7"), seeded, parameters_of(other));
+  save_checkpoint(tmp.file("seed1"), tiny_header(), parameters_of(other));
+  check_checkpoint_error(
+      [&] {
+        load_averaged_parameters({tmp.file("seed1"), tmp.file("seed7")}, params);
+      },
+      {"seed is 1 in one and 7 in the other"});
+}
+
+TEST_CASE("Checkpoint: a reader never loads a mixture of two checkpoints saved meanwhile",
+          "[checkpoint][bad-input]") {
+  testing::TempDir tmp("checkpoint", "mixture");
+  const std::string dir = tmp.file("ckpt");
+  // Two versions whose every weight is 1, or every weight is 2; a writer swaps them in turn.
+  Transformer ones(tiny_config(), 1), twos(tiny_config(), 1);
+  for (const ParameterRef& p : parameters_of(ones)) std::fill(p.value, p.value + p.size, 1.0f);
+  for (const ParameterRef& p : parameters_of(twos)) std::fill(p.value, p.value + p.size, 2.0f);
+  save_checkpoint(dir, tiny_header(), parameters_of(ones));
+  const pid_t writer = ::fork();
+  REQUIRE(writer >= 0);
+  if (writer == 0) {  // the other process: save, save, save
+    for (int i = 0; i < 60; ++i)
+      save_checkpoint(dir, tiny_header(), parameters_of(i % 2 ? ones : twos));
+    ::_exit(0);
+  }
+  Transformer model(tiny_config(), 5);
+  const ParameterList params = parameters_of(model);
+  int loads = 0, errors = 0;
+  for (int status = 0; ::waitpid(writer, &status, WNOHANG) == 0; ++loads) {
+    try {
+      load_parameters(dir, params);
+    } catch (const CheckpointError&) {  // e.g. "replaced 5 times": an error, never a mixture
+      ++errors;
+      continue;
+    }
+    const float first = params.begin()->value[0];
+    for (const ParameterRef& p : params)
+      for (std::size_t k = 0; k < p.size; ++k) REQUIRE(p.value[k] == first);
+  }
+  INFO(loads << " loads, " << errors << " errors");
+  CHECK(loads > 0);
 }

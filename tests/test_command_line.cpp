@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "tfm/io/command_line.hpp"
+#include "tfm/io/parse_number.hpp"
 
 namespace {
 tfm::CommandLine make() {
@@ -39,4 +40,32 @@ TEST_CASE("command line: bad input names the option", "[cli]") {
   const char* number[] = {"prog", "--preset", "x1"};
   REQUIRE(cli3.parse(3, number));
   CHECK_THROWS_WITH(cli3.integer("--preset"), Catch::Contains("'--preset' needs a whole number"));
+}
+
+TEST_CASE("command line: a number too small for its type is a number, rounded towards 0",
+          "[cli][bad-input]") {
+  // Python and NumPy read 1e-400 as 0.0 and 1e-45 as float32's smallest subnormal; this said
+  // "not a number" before.
+  CHECK(tfm::parse_number<double>("1e-400") == 0.0);
+  CHECK(tfm::parse_number<float>("1e-45"));         // a subnormal, or 0 where they are flushed
+  CHECK_FALSE(tfm::parse_number<double>("1e400"));  // too large is still refused
+  CHECK_FALSE(tfm::parse_number<float>("1e39"));
+  CHECK_FALSE(tfm::parse_number<double>("1e-400x"));
+  CHECK_FALSE(tfm::parse_number<double>(""));
+  // --set learning_rate=1e-45 is read as the number it is; the library computes with subnormals
+  // flushed to zero (core/machine.hpp), so it is then refused as a rate that is not > 0.
+  auto cli = make();
+  const char* tiny_rate[] = {"prog", "--set", "learning_rate=1e-45"};
+  REQUIRE(cli.parse(3, tiny_rate));
+  CHECK_THROWS_WITH(tfm::config_from_command_line(cli),
+                    Catch::Contains("learning_rate must be a finite number > 0"));
+  // --help=yes is not "unknown option '--help'".
+  auto help = make();
+  const char* help_value[] = {"prog", "--help=yes"};
+  CHECK_THROWS_WITH(help.parse(2, help_value), "option '--help' takes no value");
+  // A bad --set is a usage error (exit code 2).
+  auto set = make();
+  const char* bad_set[] = {"prog", "--set", "d_model=eight"};
+  REQUIRE(set.parse(3, bad_set));
+  CHECK_THROWS_AS(tfm::config_from_command_line(set), tfm::UsageError);
 }

@@ -36,3 +36,30 @@ TEST_CASE("write_side_output turns a failure into a warning", "[text_file]") {
   CHECK(ran);
   CHECK_FALSE(write_side_output([] { write_text_file("/nonexistent-directory/x.svg", ""); }));
 }
+
+TEST_CASE("read_whole_file reads to the end, or fails with the system's reason",
+          "[text_file][bad-input]") {
+  const testing::TempDir dir("text_file", "read");
+  const std::string path = dir.file("corpus.txt");
+  std::ofstream(path, std::ios::binary) << std::string(100000, 'a');
+  CHECK(read_whole_file(path, "corpus", 1u << 20) == std::string(100000, 'a'));
+  CHECK_THROWS_WITH(read_whole_file(path, "corpus", 1000),
+                    "corpus '" + path + "' has 100000 bytes; the most this program reads is 1000");
+  CHECK_THROWS_WITH(read_whole_file(dir.file("none"), "corpus", 1000),
+                    "cannot open corpus '" + dir.file("none") + "': No such file or directory");
+  // A read error halfway, a file cut short or grown while it is read: tests/fault_shim.cpp
+  // injects them into the programs (ctest ch11_cli.corpus_read_error).
+}
+
+TEST_CASE("read_text_file names UTF-16 text and says how to convert it", "[text_file][bad-input]") {
+  const testing::TempDir dir("text_file", "utf16");
+  const std::string path = dir.file("corpus.txt");
+  std::ofstream(path, std::ios::binary) << std::string("\xFF\xFEH\0i\0", 6);
+  CHECK_THROWS_WITH(read_text_file(path, "corpus"),
+                    "corpus '" + path +
+                        "' is not a text file (a zero byte at offset 3); it looks like UTF-16: "
+                        "convert it with iconv -f utf-16 -t utf-8");
+  std::ofstream(path, std::ios::binary) << std::string("ELF\0\0\0", 6);  // binary, not UTF-16
+  CHECK_THROWS_WITH(read_text_file(path, "corpus"),
+                    "corpus '" + path + "' is not a text file (a zero byte at offset 3)");
+}

@@ -125,6 +125,9 @@ int main(int argc, char** argv) {
     options.window = cli.count("--window", 1, 100000);
     options.stride = cli.count("--stride", 1, 100000);
     options.held_out_fraction = cli.number("--held-out");
+    if (!(options.held_out_fraction >= 0.0 && options.held_out_fraction < 1.0))
+      throw tfm::UsageError("option '--held-out' needs a fraction from 0 to below 1, got " +
+                            cli.value("--held-out"));
     // Read the corpus first: a bad --corpus is reported before anything is printed.
     const tfm::VowelRestoration vowels =
         tfm::VowelRestoration::from_file(cli.value("--corpus"), options);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -66,6 +67,12 @@ int main(int argc, char** argv) {
                 "-1e9");
     if (!cli.parse(argc, argv)) return 0;
     const float fill = static_cast<float>(cli.number("--fill"));
+    // A blocked score must lose to every allowed one: NaN or +inf would win, or poison the sum.
+    if (std::isnan(fill) || fill == std::numeric_limits<float>::infinity())
+      throw tfm::UsageError(
+          "option '--fill' needs a number or -inf (a blocked score must be "
+          "below every other), got " +
+          cli.value("--fill"));
 
     // Two source sentences of 5 and 3 tokens ("ich will ein kaltes bier", "ein tee bitte"),
     // padded with id 0 to the longest, and their decoder inputs of 4 and 2 tokens ("<bos> i want

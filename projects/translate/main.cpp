@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <optional>
@@ -28,6 +27,7 @@
 #include "translate/baselines.hpp"
 #include "translate/bible.hpp"
 #include "translate/saved_data.hpp"
+#include "translate/saved_direction.hpp"
 #include "translate/translation_data.hpp"
 #include "translate/translation_metrics.hpp"
 #include "translate/translator.hpp"
@@ -147,6 +147,11 @@ Options read_options(const tfm::CommandLine& cli) {
   o.test_verses = cli.count("--test-verses");
   o.show = cli.count("--show");
   o.export_test_set = cli.value("--export-test-set");
+  if (!o.export_test_set.empty())  // it writes the file and stops: an action beside it is refused
+    for (const char* action : {"--translate", "--steps", "--minutes", "--save"})
+      if (cli.given(action))
+        throw UsageError(std::string("--export-test-set writes the test set and stops; ") + action +
+                         " would be ignored: give one of them");
   for (const std::string& assignment : cli.values("--set"))
     for (const std::string& key : data_keys())
       if (assignment.rfind(key + "=", 0) == 0)
@@ -298,17 +303,20 @@ int main(int argc, char** argv) {
   return tfm::run_program([&] {
     tfm::CommandLine cli = declare_options();
     if (!cli.parse(argc, argv)) return 0;
-    const Options o = read_options(cli);
+    Options o = read_options(cli);
     const auto start = std::chrono::steady_clock::now();
+    const std::string checkpoint = o.run.saved_checkpoint();
+    std::optional<tfm::CheckpointHeader> saved;
+    if (!checkpoint.empty()) {  // read first: a contradicting --direction costs nothing
+      saved = tfm::read_checkpoint_header(checkpoint);
+      o.direction = direction_to_use(*saved, checkpoint, o.direction, cli.given("--direction"));
+    }
 
     const ParallelReading reading = read_parallel(spanish_bible(), english_bible());
     const AlignedVerses aligned = align_verses(reading.verses);
     std::cout << aligned.report.summary() << "\n";
-    const std::string checkpoint = o.run.saved_checkpoint();
-    std::optional<tfm::CheckpointHeader> saved;
     std::optional<TranslationData> loaded_data;
-    if (!checkpoint.empty()) {
-      saved = tfm::read_checkpoint_header(checkpoint);
+    if (saved) {
       loaded_data.emplace(saved_translation_data(checkpoint, *saved, split_verses(aligned.pairs),
                                                  o.direction, o.longest));
     } else {
@@ -322,12 +330,12 @@ int main(int argc, char** argv) {
       for (const ParallelVerse& v : data.verses(Part::kTrain))
         train.emplace_back(data.source_text(v), data.target_text(v));
       const WordByWord word_by_word = WordByWord::learn(train);
-      std::ofstream out(o.export_test_set);
+      std::ostringstream out;
       out << "verse\tsource\treference\tcopy\tword_by_word\n";
       for (const ParallelVerse& v : data.verses(Part::kTest))
         out << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v) << "\t"
             << data.source_text(v) << "\t" << word_by_word.translate(data.source_text(v)) << "\n";
-      if (!out) throw std::runtime_error("could not write '" + o.export_test_set + "'");
+      tfm::write_text_file(o.export_test_set, out.str());  // checked to its last byte
       std::cout << "wrote " << o.export_test_set << "\n";
       return 0;
     }
@@ -349,16 +357,21 @@ int main(int argc, char** argv) {
     training.max_seconds = 60.0 * o.run.minutes.value_or(0.0);
     training.eval_every = o.run.eval_every;
     training.trace_first_step = false;
-    const tfm::CheckpointHeader header{config,
-                                       data.vocabulary(),
-                                       data.vocabulary(),
-                                       {{kTokenizerFile, data.tokenizer().to_text()}}};
+    tfm::CheckpointHeader header{config,
+                                 data.vocabulary(),
+                                 data.vocabulary(),
+                                 {{kTokenizerFile, data.tokenizer().to_text()},
+                                  {kDirectionFile, direction_file_text(o.direction)}}};
+    header.run =
+        saved && !o.run.load.empty() && !saved->run.empty() ? saved->run : tfm::new_run_id();
     training.checkpoint_every = o.run.save_every;
     training.checkpoint = tfm::periodic_checkpoints(o.run.save, header, params, optimizer);
     std::string trained;
     tfm::TrainingHistory history;
-    tfm::StopOnSignal
-        stop_on_signal;  // Ctrl-C ends training after a step; the model is saved below
+    // Ctrl-C ends training after a step; the model is saved below. Only until then: a signal
+    // while testing ends the program.
+    std::optional<tfm::StopOnSignal> stop_on_signal;
+    stop_on_signal.emplace();
     if (training.max_steps > 0 || training.max_seconds > 0) {
       std::cout << "learning rate: " << training.schedule.describe() << "; batches of at most "
                 << o.batch_tokens << " tokens\n";
@@ -374,6 +387,7 @@ int main(int argc, char** argv) {
     // The save comes first: no optional output below can cost the model.
     tfm::save_trained_model("translate", o.run.save, history.stopped, header, params,
                             o.run.average.empty() ? &optimizer : nullptr, std::cout);
+    stop_on_signal.reset();
     if (!history.steps.empty() && tfm::write_side_output([&] {
           tfm::write_loss_curve_svg("loss_curve_translate.svg", history,
                                     "Cross-entropy while training (translate)");

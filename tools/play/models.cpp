@@ -9,6 +9,7 @@
 #include "tfm/train/vowel_task.hpp"
 #include "translate/bible.hpp"
 #include "translate/saved_data.hpp"
+#include "translate/saved_direction.hpp"
 #include "translate/translator.hpp"
 #include "translate/verse_alignment.hpp"
 
@@ -90,7 +91,9 @@ class TranslateModel : public PlayModel {
       : PlayModel(std::move(saved)), data_(std::move(data)) {}
   std::string task() const override { return "translate"; }
   std::string purpose() const override {
-    return "translates Spanish Bible verses into English (projects/translate)";
+    return data_->direction() == translate::Direction::kSpanishToEnglish
+               ? "translates Spanish Bible verses into English (projects/translate)"
+               : "translates English Bible verses into Spanish (projects/translate)";
   }
   Reading read(const std::string& text) const override {
     Reading reading;
@@ -125,9 +128,12 @@ std::unique_ptr<PlayModel> load_play_model(const std::string& dir) {
     const translate::ParallelReading reading =
         translate::read_parallel(translate::spanish_bible(), translate::english_bible());
     const translate::AlignedVerses aligned = translate::align_verses(reading.verses);
-    auto data = std::make_shared<const translate::TranslationData>(
-        translate::saved_translation_data(dir, header, translate::split_verses(aligned.pairs),
-                                          translate::Direction::kSpanishToEnglish, 120));
+    // The direction the model was trained in (a checkpoint without one is es-en, the default).
+    const translate::Direction direction = translate::direction_to_use(
+        header, dir, translate::Direction::kSpanishToEnglish, /*given=*/false);
+    auto data =
+        std::make_shared<const translate::TranslationData>(translate::saved_translation_data(
+            dir, header, translate::split_verses(aligned.pairs), direction, 120));
     return std::make_unique<TranslateModel>(
         data, tfm::load_saved_model(dir, data->vocabulary(), data->vocabulary()));
   }

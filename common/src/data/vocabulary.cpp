@@ -250,18 +250,13 @@ void Vocabulary::save(const std::string& path) const {
 }
 
 Vocabulary Vocabulary::load(const std::string& path) {
-  try {  // not a pipe (which would hang the read), a device such as /dev/zero, or a directory
-    require_regular_file(path, "vocabulary file", kMaxVocabularyFileBytes);
+  std::string text;
+  try {  // not a pipe (which would hang the read), a device, a directory, or a file cut short
+    text = read_whole_file(path, "vocabulary file", kMaxVocabularyFileBytes);
   } catch (const std::runtime_error& e) {
     throw VocabularyError(e.what());
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw VocabularyError("cannot open vocabulary file '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw VocabularyError("error while reading vocabulary file '" + path + "'");
-  return parse(text.str(), path);
+  return parse(text, path);
 }
 
 Vocabulary Vocabulary::parse(const std::string& text, const std::string& path) {

@@ -1,7 +1,14 @@
 #include "tfm/io/command_line.hpp"
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -56,6 +63,7 @@ bool CommandLine::parse(int argc, const char* const* argv) {
       std::cout << help();
       return false;
     }
+    if (arg.rfind("--help=", 0) == 0) throw UsageError("option '--help' takes no value");
     std::string inline_value;
     bool has_inline = false;
     if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -182,13 +190,34 @@ Config config_from_command_line(const CommandLine& cli) {
 
 Config config_from_command_line(const CommandLine& cli, const Config& base) {
   Config config = cli.given("--preset") ? preset(cli.value("--preset")) : base;
-  for (const std::string& assignment : cli.values("--set")) config.set(assignment);
-  config.validate();
+  try {  // a bad --set is a usage error (exit code 2), like any other bad option
+    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+    config.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   return config;
 }
 // [build config]
 
-int run_program(const std::function<int()>& body) {
+namespace {
+
+// Why what the program wrote to standard output did not all arrive, or "" when it did: the
+// reader of a pipe ended (`| head`), the disk is full (`> /dev/full`). The streams only remember
+// that a write failed; the last flush, or the pipe itself, says why.
+std::string lost_output() {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && std::cout.good() && !std::ferror(stdout)) return "";
+  if (error != 0) return std::strerror(error);
+  pollfd out{STDOUT_FILENO, POLLOUT, 0};
+  if (::poll(&out, 1, 0) == 1 && (out.revents & POLLERR) != 0) return std::strerror(EPIPE);
+  return "a write failed: a full disk?";
+}
+
+int body_code(const std::function<int()>& body) {
   try {
     return body();
   } catch (const UsageError& e) {
@@ -202,6 +231,23 @@ int run_program(const std::function<int()>& body) {
     std::cerr << "error: " << e.what() << '\n';
     return 1;
   }
+}
+
+}  // namespace
+
+int run_program(const std::function<int()>& body) {
+  // A write past the reader of a pipe, or past a file-size limit (ulimit -f), fails with an
+  // error instead of killing the program: the printing ends, not the run, and a save that hits
+  // the limit is rescued like any other failed save.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
+  const int code = body_code(body);
+  if (const std::string lost = lost_output(); !lost.empty()) {
+    std::cerr << "error: standard output could not be written (" << lost
+              << "): what was printed is incomplete, though the run itself went on to its end\n";
+    return code == 0 ? 1 : code;
+  }
+  return code;
 }
 
 }  // namespace tfm

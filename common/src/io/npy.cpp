@@ -1,5 +1,6 @@
 #include "tfm/io/npy.hpp"
 
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -59,7 +60,9 @@ void save_npy(const std::string& path, const float* data, const std::vector<std:
   out.write(reinterpret_cast<const char*>(data),
             static_cast<std::streamsize>(count * sizeof(float)));
   out.close();  // close() flushes; an error here (a full disk) must not go unnoticed
-  if (!out) throw error(path, "could not be written completely (disk full? file too large?)");
+  if (!out)
+    throw error(path,
+                std::string("could not be written completely (") + std::strerror(errno) + ")");
 }
 
 namespace {

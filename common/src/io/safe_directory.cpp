@@ -1,10 +1,12 @@
 #include "tfm/io/safe_directory.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 
 namespace tfm {
 namespace fs = std::filesystem;
@@ -88,7 +90,40 @@ std::vector<Leftover> dead_leftovers(const fs::path& folder, const DirectoryCont
   return found;
 }
 
+// fsync(2) of one file or folder, so that a power loss after the swap cannot leave it empty.
+void sync_path(const fs::path& path, bool directory) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw SafeDirectoryError("could not flush '" + path.string() +
+                             "' to the disk: " + std::strerror(error));
+  }
+  ::close(fd);
+}
+
+// Every file and folder of `root`, root last: all of it is on the disk before it is published.
+void sync_tree(const fs::path& root) {
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_symlink()) continue;
+    sync_path(entry.path(), entry.is_directory());
+  }
+  sync_path(root, true);
+}
+
 }  // namespace
+
+std::string name_length_problem(const fs::path& target, std::size_t added) {
+  const long limit = ::pathconf(target.parent_path().c_str(), _PC_NAME_MAX);
+  const std::size_t most = limit > 0 ? static_cast<std::size_t>(limit) : 255;
+  const std::size_t length = target.filename().string().size();
+  if (length + added <= most) return "";
+  return "its name is " + std::to_string(length) +
+         " bytes long, but the names a save writes beside it add up to " + std::to_string(added) +
+         " bytes more (such as 'NAME.previous.<pid>.<n>'), and this file system allows " +
+         std::to_string(most) + " bytes in a name: use a name of at most " +
+         std::to_string(most > added ? most - added : 0) + " bytes";
+}
 
 fs::path directory_target(const std::string& dir, const DirectoryContents& contents) {
   if (dir.empty()) throw SafeDirectoryError("the " + contents.what + " directory's name is empty");
@@ -100,6 +135,8 @@ fs::path directory_target(const std::string& dir, const DirectoryContents& conte
 }
 
 std::string destination_problem(const fs::path& target, const DirectoryContents& contents) {
+  if (std::string problem = name_length_problem(target, kLongestWriteSuffix); !problem.empty())
+    return problem;
   std::error_code ec;
   if (fs::is_symlink(
           fs::symlink_status(target, ec)))  // the swap would replace the link, not its folder
@@ -161,22 +198,27 @@ void replace_directory(const fs::path& target, const DirectoryContents& contents
   try {
     fs::remove_all(staging);
     fs::create_directories(staging);
-    write(staging);  // everything goes into a fresh directory beside the target...
+    write(staging);      // everything goes into a fresh directory beside the target...
+    sync_tree(staging);  // ...on the disk, not only in the page cache...
     // ...then it is swapped in. The old version is deleted only once the new one is in place.
     const bool replacing = fs::exists(target);
     if (replacing) fs::rename(target, previous);
     fs::rename(staging, target);
+    sync_path(target.parent_path(), true);  // the renames themselves
     if (replacing) {
       std::error_code ignored;  // the write has succeeded; a leftover old copy is only clutter
       fs::remove_all(previous, ignored);
     }
   } catch (const std::exception& e) {
+    // Only calls that cannot throw here: the error to report is e.
     std::error_code ignored;
     fs::remove_all(staging, ignored);
-    if (!fs::exists(target) && fs::exists(previous)) fs::rename(previous, target, ignored);
+    if (!fs::exists(target, ignored) && fs::exists(previous, ignored))
+      fs::rename(previous, target, ignored);
     throw SafeDirectoryError(std::string(e.what()) +
-                             (fs::exists(target) ? " (the previous " + contents.what + " is intact)"
-                                                 : std::string(" (nothing was saved)")));
+                             (fs::exists(target, ignored)
+                                  ? " (the previous " + contents.what + " is intact)"
+                                  : std::string(" (nothing was saved)")));
   }
   remove_dead_leftovers(target.string(),
                         contents);  // old copies killed writes left while none was in place

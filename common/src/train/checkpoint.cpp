@@ -1,12 +1,13 @@
 #include "tfm/train/checkpoint.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <random>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -114,10 +115,12 @@ std::map<std::string, std::string> read_files(const fs::path& root) {
       throw CheckpointError(
           "'" + entry.path().string() + "' has " + std::to_string(entry.file_size()) +
           " bytes, more than an extra file may (" + std::to_string(kMaxCheckpointFileBytes) + ")");
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in && !in.eof()) throw CheckpointError("could not read '" + entry.path().string() + "'");
-    files.emplace(name, std::move(bytes));
+    try {
+      files.emplace(
+          name, read_whole_file(entry.path().string(), "checkpoint file", kMaxCheckpointFileBytes));
+    } catch (const std::runtime_error& e) {
+      throw CheckpointError(e.what());
+    }
   }
   return files;
 }
@@ -156,11 +159,14 @@ void require_no_other_files(const fs::path& folder, const std::set<std::string>&
 
 }  // namespace
 
-void check_checkpoint_destination(const std::string& dir) {
+void check_checkpoint_destination(const std::string& dir, bool step_checkpoints) {
   try {
-    if (const std::string problem =
-            destination_problem(directory_target(dir, kContents), kContents);
-        !problem.empty())
+    const fs::path target = directory_target(dir, kContents);
+    std::string problem = destination_problem(target, kContents);
+    // DIR-step<S>, S of up to 20 digits, and what a write adds to that.
+    if (problem.empty() && step_checkpoints)
+      problem = name_length_problem(target, sizeof("-step") - 1 + 20 + kLongestWriteSuffix);
+    if (!problem.empty())
       throw CheckpointError("cannot save a checkpoint to '" + dir + "': " + problem);
   } catch (const SafeDirectoryError& e) {
     throw CheckpointError(e.what());
@@ -206,7 +212,8 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
   try {
     replace_directory(target, kContents, [&](const fs::path& staging) {
       fs::create_directories(staging / "parameters");
-      write_text_file((staging / "config.txt").string(), checkpoint_config_text(header.config));
+      write_text_file((staging / "config.txt").string(),
+                      checkpoint_config_text(header.config, header.run));
       header.src_vocabulary.save((staging / "src_vocabulary.txt").string());
       header.tgt_vocabulary.save((staging / "tgt_vocabulary.txt").string());
       for (const ParameterRef& p : params)
@@ -251,11 +258,49 @@ CheckpointHeader read_checkpoint_header(const std::string& dir) {
     CheckpointHeader header{config, Vocabulary::load((root / "src_vocabulary.txt").string()),
                             Vocabulary::load((root / "tgt_vocabulary.txt").string()),
                             read_files(root)};
+    try {
+      header.run = checkpoint_run(
+          read_whole_file((root / "config.txt").string(), "checkpoint configuration", 1u << 20));
+    } catch (const std::runtime_error& e) {
+      throw CheckpointError(e.what());
+    }
     if (const std::string problem = vocabulary_problem(header); !problem.empty())
       throw CheckpointError("checkpoint '" + dir + "': " + problem);
     return header;
   } catch (const VocabularyError& e) {
     throw CheckpointError(e.what());
+  }
+}
+
+namespace {
+
+// The folder's device and inode, or (0, 0) when it cannot be had (missing).
+std::pair<dev_t, ino_t> folder_identity(const std::string& dir) {
+  struct stat status {};
+  if (::stat(dir.c_str(), &status) != 0) return {0, 0};
+  return {status.st_dev, status.st_ino};
+}
+
+}  // namespace
+
+void read_one_version(const std::string& dir, const std::function<void()>& read) {
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    const auto before = folder_identity(dir);
+    try {
+      read();
+    } catch (const CheckpointError&) {
+      if (attempt < kAttempts && folder_identity(dir) != before) continue;  // replaced meanwhile
+      throw;
+    } catch (const fs::filesystem_error& e) {  // a folder listed as it was being replaced
+      if (attempt < kAttempts && folder_identity(dir) != before) continue;
+      throw CheckpointError("cannot read checkpoint '" + dir + "': " + e.what());
+    }
+    if (folder_identity(dir) == before) return;
+    if (attempt == kAttempts)
+      throw CheckpointError("checkpoint '" + dir + "' was replaced " + std::to_string(kAttempts) +
+                            " times while it was read: another run keeps saving there; load it "
+                            "once that run has ended");
   }
 }
 
@@ -291,7 +336,8 @@ std::vector<NpyArray> read_parameters(const std::string& dir, const ParameterLis
 void load_parameters(const std::string& dir, const ParameterList& params) {
   params.verify("load_parameters");
   // Read and check everything first, then copy: a bad checkpoint leaves the model untouched.
-  const std::vector<NpyArray> arrays = read_parameters(dir, params);
+  std::vector<NpyArray> arrays;
+  read_one_version(dir, [&] { arrays = read_parameters(dir, params); });
   std::size_t i = 0;
   for (const ParameterRef& p : params) {
     std::copy(arrays[i].values.begin(), arrays[i].values.end(), p.value);
@@ -299,7 +345,16 @@ void load_parameters(const std::string& dir, const ParameterList& params) {
   }
 }
 
-void load_averaged_parameters(const std::vector<std::string>& dirs, const ParameterList& params) {
+std::string new_run_id() {
+  std::random_device random;
+  const std::uint64_t id = (std::uint64_t{random()} << 32) ^ random();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(id));
+  return text;
+}
+
+void load_averaged_parameters(const std::vector<std::string>& dirs, const ParameterList& params,
+                              bool mixed) {
   if (dirs.empty()) throw CheckpointError("checkpoint averaging needs at least one checkpoint");
   // Averaging only makes sense between snapshots of one network: same model keys (n_heads
   // changes no shape, so the shapes alone cannot tell), same vocabularies.
@@ -316,10 +371,27 @@ void load_averaged_parameters(const std::vector<std::string>& dirs, const Parame
         header.tgt_vocabulary != first.tgt_vocabulary)
       throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir +
                             "': their vocabularies differ");
+    if (!mixed) {  // one run's snapshots only: the mean of two runs is a model of neither
+      const auto refuse = [&](const std::string& what) {
+        return CheckpointError("cannot average '" + dirs.front() + "' and '" + dir + "': " + what +
+                               "; the mean of two runs' weights is a model of neither "
+                               "(--force-average averages them all the same)");
+      };
+      if (!first.run.empty() && !header.run.empty() && first.run != header.run)
+        throw refuse("they come from different training runs (run " + first.run + " and run " +
+                     header.run + ")");
+      if (first.run.empty() || header.run.empty())  // no record: every setting must agree
+        for (const std::string& key : Config::keys())
+          if (header.config.get(key) != first.config.get(key))
+            throw refuse(key + " is " + first.config.get(key) + " in one and " +
+                         header.config.get(key) + " in the other");
+    }
     if (header.files != first.files)
       throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir +
                             "': their extra files differ");
-    snapshots.push_back(read_parameters(dir, params));
+    std::vector<NpyArray> arrays;
+    read_one_version(dir, [&] { arrays = read_parameters(dir, params); });
+    snapshots.push_back(std::move(arrays));
   }
   // All read and checked: now the mean, entry by entry, in double so the order of the
   // checkpoints does not matter to the last bit.
@@ -336,7 +408,17 @@ void load_averaged_parameters(const std::vector<std::string>& dirs, const Parame
 
 bool has_optimizer_state(const std::string& dir) {
   std::error_code ec;  // a state.txt that is not a file is there all the same: loading refuses it
-  return fs::exists(fs::symlink_status(fs::path(dir) / "optimizer" / "state.txt", ec));
+  if (fs::exists(fs::symlink_status(fs::path(dir) / "optimizer" / "state.txt", ec))) return true;
+  // An "optimizer" without its state.txt is a damaged state: resuming as "0 steps trained" would
+  // restart Adam and the warm-up without a word.
+  const fs::path folder = fs::path(dir) / "optimizer";
+  if (fs::exists(fs::symlink_status(folder, ec)))
+    throw CheckpointError(
+        "checkpoint '" + dir + "' has '" + folder.string() +
+        (fs::is_directory(folder, ec) ? "' without its state.txt" : "', which is not a directory") +
+        ": its optimizer state is damaged (remove '" + folder.string() +
+        "' to load the weights alone)");
+  return false;
 }
 
 void load_optimizer_state(const std::string& dir, const ParameterList& params, Adam& optimizer) {
@@ -345,12 +427,12 @@ void load_optimizer_state(const std::string& dir, const ParameterList& params, A
   if (!has_optimizer_state(dir))
     throw CheckpointError("checkpoint '" + dir + "' holds no optimizer state (no file '" +
                           state.string() + "')");
+  std::istringstream in;
   try {  // not a pipe (which would hang the read) or a device such as /dev/zero
-    require_regular_file(state.string(), "optimizer state", 1024);
+    in.str(read_whole_file(state.string(), "optimizer state", 1024));
   } catch (const std::runtime_error& e) {
     throw CheckpointError(e.what());
   }
-  std::ifstream in(state);
   std::string line;
   std::getline(in, line);
   if (!line.empty() && line.back() == '\r')

@@ -34,13 +34,25 @@ constexpr const char* kSavedModelPrefix = "# model as saved:";
 
 }  // namespace
 
-std::string checkpoint_config_text(const Config& config) {
+constexpr const char* kRunPrefix = "# run ";
+
+std::string checkpoint_config_text(const Config& config, const std::string& run) {
   std::string text = "# preset " + config.preset + "\n";
+  if (!run.empty()) text += kRunPrefix + run + "\n";
   for (const std::string& key : Config::keys()) text += key + "=" + config.get(key) + "\n";
   text += kSavedModelPrefix;
   for (const std::string& key : Config::keys())
     if (checkpoint_model_keys().count(key)) text += " " + key + "=" + config.get(key);
   return text + "\n";
+}
+
+std::string checkpoint_run(const std::string& text) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind(kRunPrefix, 0) == 0) return line.substr(std::string(kRunPrefix).size());
+  }
+  return "";
 }
 
 namespace {
@@ -140,24 +152,15 @@ Config read_checkpoint_config(const std::string& file) {
   std::error_code missing;
   if (!fs::exists(fs::symlink_status(path, missing)))
     throw CheckpointError("missing '" + path.string() + "': not a checkpoint directory?");
-  try {  // not a pipe (which would hang the read), a device or a directory
-    require_regular_file(file, "checkpoint configuration",
-                         std::numeric_limits<std::uintmax_t>::max());
+  // config.txt is about 500 bytes; a file of megabytes is not one (and is not read into memory).
+  // Not a pipe (which would hang the read), a device or a directory; read to its end.
+  std::string text;
+  try {
+    text = read_whole_file(file, "checkpoint configuration", 1u << 20);
   } catch (const std::runtime_error& e) {
     throw CheckpointError(e.what());
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CheckpointError("cannot open '" + path.string() + "': " + std::strerror(errno));
-  // config.txt is about 500 bytes; a file of megabytes is not one (and is not read into memory).
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size > (1u << 20))
-    throw CheckpointError(
-        "'" + path.string() + "' has " + std::to_string(size) +
-        " bytes; a checkpoint's config.txt has about 500: not a configuration file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_checkpoint_config(text.str(), path.string());
+  return parse_checkpoint_config(text, path.string());
 }
 
 }  // namespace tfm

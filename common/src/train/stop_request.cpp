@@ -10,7 +10,7 @@ namespace {
 
 volatile std::sig_atomic_t requested = 0;
 volatile std::sig_atomic_t installed = 0;
-struct sigaction previous_int, previous_term;
+struct sigaction previous_int, previous_term, previous_hup;
 
 // Only async-signal-safe calls here: write(2), signal(2), raise(3).
 void on_signal(int signal_number) {
@@ -41,6 +41,7 @@ StopOnSignal::StopOnSignal() {
   action.sa_flags = SA_RESTART;  // a read or write the signal interrupts goes on
   sigaction(SIGINT, &action, &previous_int);
   sigaction(SIGTERM, &action, &previous_term);
+  sigaction(SIGHUP, &action, &previous_hup);  // a closed terminal, a dropped ssh session
   installed = 1;
 }
 
@@ -48,6 +49,7 @@ StopOnSignal::~StopOnSignal() {
   installed = 0;
   sigaction(SIGINT, &previous_int, nullptr);
   sigaction(SIGTERM, &previous_term, nullptr);
+  sigaction(SIGHUP, &previous_hup, nullptr);
 }
 
 }  // namespace tfm

@@ -31,6 +31,8 @@ void RunOptions::declare(CommandLine& cli, const Declared& declared) {
               "also save DIR-step<S> after every step S that is a multiple of N")
       .option("--load", "DIR", "start from a checkpoint (training resumes with its optimizer)")
       .repeated("--average", "DIR", "test the mean of the weights of these checkpoints (2 or more)")
+      .flag("--force-average",
+            "average checkpoints even of different training runs or settings (refused otherwise)")
       .option("--beam", "K", "beam search with K beams (1: greedy)", std::to_string(declared.beam))
       .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100");
   if (declared.heat_map)
@@ -58,6 +60,9 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   if (!o.average.empty() && (cli.given("--steps") || cli.given("--minutes")))
     throw UsageError(
         "--average makes a model to test, not to train on: Adam's state is not averaged");
+  o.force_average = cli.flag_set("--force-average");
+  if (o.force_average && o.average.empty())
+    throw UsageError("--force-average needs --average DIR --average DIR ...");
   if (o.average.size() == 1)
     throw UsageError("--average needs 2 or more checkpoints (to test one, use --load " +
                      o.average[0] + ")");
@@ -67,7 +72,10 @@ RunOptions RunOptions::read(const CommandLine& cli) {
     o.head = cli.count("--head");
     if (cli.given("--layer")) o.layer = cli.count("--layer");
   }
-  if (!o.save.empty()) check_checkpoint_destination(o.save);
+  if (!o.save.empty()) {
+    check_checkpoint_destination(o.save, o.save_every > 0);
+    o.save_lock = std::make_shared<const CheckpointLock>(o.save);  // one writer per checkpoint
+  }
   return o;
 }
 
@@ -78,11 +86,16 @@ std::string RunOptions::saved_checkpoint() const {
 void load_chosen_weights(const RunOptions& options, Transformer& model, const ParameterList& params,
                          Adam& optimizer, std::ostream& out) {
   if (!options.load.empty()) {
+    const bool weights_only = !has_optimizer_state(options.load);
     const std::size_t steps = resume_from(options.load, model, params, optimizer);
-    out << "loaded " << options.load << " (" << steps << " steps trained)\n";
+    out << "loaded " << options.load
+        << (weights_only ? " (weights only, no optimizer state: training would start Adam and its "
+                           "warm-up afresh)"
+                         : " (" + std::to_string(steps) + " steps trained)")
+        << "\n";
   }
   if (!options.average.empty()) {
-    load_averaged_parameters(options.average, params);
+    load_averaged_parameters(options.average, params, options.force_average);
     out << "loaded the mean of " << options.average.size() << " checkpoints' weights\n";
   }
 }
@@ -136,6 +149,9 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
       params_(parameters_of(model_)),
       optimizer_(params_, AdamOptions::paper()),
       header_{config, task.source_vocabulary(), task.target_vocabulary()} {
+  // A resumed run goes on under its name; a new one (or an average) gets a new one.
+  header_.run = options.load.empty() ? "" : read_checkpoint_header(options.load).run;
+  if (header_.run.empty()) header_.run = new_run_id();
   load_chosen_weights(options_, model_, params_, optimizer_, out);
   out << "task " << task.name() << ", model '" << config.preset << "': d_model " << config.d_model
       << ", " << config.n_heads << " heads, " << config.n_encoder_layers << " + "

@@ -96,7 +96,10 @@ Config config_from_command_line(const CommandLine& cli, const Config& base);
 
 /// Runs a chapter's body, turning any exception into a one-line `error: ...` message on stderr
 /// and a non-zero exit code (2 for usage errors, 1 otherwise); std::bad_alloc says which sizes to
-/// make smaller.
+/// make smaller. SIGPIPE and SIGXFSZ are ignored, so that a closed pipe or a file-size limit is
+/// an error a write reports, not the end of the run. Standard output is flushed and checked last:
+/// output that did not all arrive (a full disk, a reader such as `head` that ended) is an error
+/// and exit code 1, never a success.
 int run_program(const std::function<int()>& body);
 
 }  // namespace tfm

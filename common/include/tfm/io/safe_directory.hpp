@@ -38,15 +38,26 @@ struct DirectoryContents {
 /// DIR (not a file inside it). Throws SafeDirectoryError for an empty name or the root.
 std::filesystem::path directory_target(const std::string& dir, const DirectoryContents& contents);
 
-/// Why `target` cannot receive a new version, or "" if it can: it must be a new name, an empty
+/// The most bytes a write appends to a name beside it: `.previous.<pid>.<n>`, each number of up
+/// to 10 digits.
+inline constexpr std::size_t kLongestWriteSuffix = sizeof(".previous.") - 1 + 10 + 1 + 10;
+
+/// Why the name of `target` is too long for its file system once `added` bytes are appended to
+/// it (the names a write makes beside it: `.previous.<pid>.<n>`, a step checkpoint's `-step<S>`),
+/// or "". Checked before the work that is to be saved, so that it is not lost to the name.
+std::string name_length_problem(const std::filesystem::path& target, std::size_t added);
+
+/// Why `target` cannot receive a new version, or "" if it can: its name leaves room for the names
+/// a write makes beside it (name_length_problem); it must be a new name, an empty
 /// directory or an earlier version (it holds `contents.marker` and nothing but `contents.entries`:
 /// a write never deletes what it did not write), not a symbolic link, in a directory that exists
 /// and may be written to.
 std::string destination_problem(const std::filesystem::path& target,
                                 const DirectoryContents& contents);
 
-/// Writes a new version of `target` atomically: removes the dead leftovers beside it, has `write`
-/// fill a fresh sibling, swaps it in and removes the old version. If `write` (or a rename) throws,
+/// Writes a new version of `target` atomically and durably: removes the dead leftovers beside it,
+/// has `write` fill a fresh sibling, flushes every file and folder of it to the disk (fsync), swaps
+/// it in, flushes the parent folder (the renames) and removes the old version. If `write` (or a rename) throws,
 /// the fresh sibling is removed and the old version stays in place; SafeDirectoryError then names
 /// the error and says whether the previous version is intact.
 void replace_directory(const std::filesystem::path& target, const DirectoryContents& contents,

@@ -16,7 +16,14 @@ namespace tfm {
 void require_regular_file(const std::string& path, const std::string& what,
                           std::uintmax_t max_bytes);
 
-/// The bytes of the text file `path`; `what` names it in the messages (e.g. "dictionary").
+/// Every byte of the regular file `path` (require_regular_file), read to the end: a read error is
+/// a std::runtime_error with the system's reason (e.g. "Input/output error"), and so is a file
+/// that turns out shorter or longer than its size said when it was opened (another program
+/// truncating or writing it): never a part of the file taken for the whole.
+std::string read_whole_file(const std::string& path, const std::string& what,
+                            std::uintmax_t max_bytes);
+
+/// The bytes of the text file `path` (read_whole_file); `what` names it in the messages (e.g. "dictionary").
 /// Throws std::runtime_error for a missing or unreadable file, a directory, a device or pipe,
 /// a file over `max_bytes`, an empty file, or a file with a zero byte (not text).
 std::string read_text_file(const std::string& path, const std::string& what,

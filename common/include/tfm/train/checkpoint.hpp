@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -64,7 +65,14 @@ struct CheckpointHeader {
   /// project trained with, so that `--load` reads text as training did). A name is a plain file
   /// name: not empty, not starting with '.', without '/' or a zero byte.
   std::map<std::string, std::string> files = {};
+  /// The training run the weights come from (new_run_id() when a run starts from scratch, kept
+  /// when it resumes with --load), saved as config.txt's "# run ID" line: checkpoints of two
+  /// runs are not averaged. "" for none (older checkpoints).
+  std::string run = "";
 };
+
+/// A fresh name for a training run: 16 random hexadecimal digits.
+std::string new_run_id();
 
 /// The most bytes one extra file of a checkpoint may hold when it is read back: 64 MiB.
 inline constexpr std::size_t kMaxCheckpointFileBytes = std::size_t{64} << 20;
@@ -81,8 +89,10 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
 
 /// Throws CheckpointError naming the problem if save_checkpoint could not write to `dir`: a file
 /// or a non-empty directory that holds no checkpoint, or a parent that is missing, not a
-/// directory, or not writable. Lets a program refuse a bad `--save` before training, not after.
-void check_checkpoint_destination(const std::string& dir);
+/// directory, or not writable, or a name too long for the names a save writes beside it (with
+/// `step_checkpoints`, for `DIR-step<S>` too). Lets a program refuse a bad `--save` before
+/// training, not after.
+void check_checkpoint_destination(const std::string& dir, bool step_checkpoints = false);
 
 /// Reads the configuration, the vocabularies and the extra files of the checkpoint in `dir`. An
 /// extra file that is not a regular file, or larger than kMaxCheckpointFileBytes, is a
@@ -111,10 +121,24 @@ void load_parameters(const std::string& dir, const ParameterList& params);
 /// entry by entry, of the weights saved in `dirs`. Late in training the weights wander around a
 /// minimum from step to step; their mean sits closer to it than any one snapshot. Each checkpoint
 /// is checked as load_parameters checks it, and all must share the model keys of the
-/// configuration and the vocabularies of the first. Nothing is changed unless all check out.
-void load_averaged_parameters(const std::vector<std::string>& dirs, const ParameterList& params);
+/// configuration and the vocabularies of the first. They must also come from one training run
+/// (CheckpointHeader::run; for checkpoints that do not say, every configuration key must agree,
+/// the seed included): the mean of two runs' weights is not a model of either, even when both
+/// are good. `mixed` averages checkpoints of different runs all the same (the model keys and the
+/// vocabularies must still agree). Nothing is changed unless all check out.
+void load_averaged_parameters(const std::vector<std::string>& dirs, const ParameterList& params,
+                              bool mixed = false);
 
-/// Does the checkpoint in `dir` hold an optimizer state?
+/// Runs `read` (which reads the checkpoint `dir`) until no save replaced `dir` while it ran, at
+/// most five times: a save swaps a new folder in by a rename, so a folder whose identity (device
+/// and inode) changed during the read may have given files of two versions. A CheckpointError
+/// thrown while the folder changed is retried too; after five changed reads, CheckpointError says
+/// that another run keeps saving there. A reader thus never takes a mixture of two checkpoints.
+void read_one_version(const std::string& dir, const std::function<void()>& read);
+
+/// Does the checkpoint in `dir` hold an optimizer state? Throws CheckpointError for an
+/// `optimizer` entry without `optimizer/state.txt` (a damaged state, not a checkpoint of weights
+/// only).
 bool has_optimizer_state(const std::string& dir);
 
 /// Restores `optimizer`'s step count and moments from `dir`; `params` are the parameters the

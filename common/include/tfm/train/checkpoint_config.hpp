@@ -4,6 +4,7 @@
 ///
 /// \code
 /// # preset vowels-small
+/// # run 5f0c2a9e1b7d4c36                (the training run it comes from; see CheckpointHeader::run)
 /// src_vocab_size=32
 /// ...
 /// # model as saved: src_vocab_size=32 tgt_vocab_size=32 d_model=128 n_heads=4 ...
@@ -28,8 +29,12 @@ namespace tfm {
 /// existed) takes Config's default.
 const std::set<std::string>& checkpoint_model_keys();
 
-/// The text of config.txt for `config`.
-std::string checkpoint_config_text(const Config& config);
+/// The text of config.txt for `config`, saved by the training run `run` ("" for none).
+std::string checkpoint_config_text(const Config& config, const std::string& run = "");
+
+/// The training run a config.txt's text names on its "# run ID" line, or "" (a checkpoint saved
+/// before the line existed, or exported from PyTorch).
+std::string checkpoint_run(const std::string& text);
 
 /// The reader of config.txt on its text: `name` names the file in the messages. Checks every
 /// line (key=value of a known key, each once, finite numbers), that every model key is there,

@@ -1,7 +1,8 @@
 /// \file stop_request.hpp
 /// \brief Chapter 11 (engine): Ctrl-C asks a training run to stop, it does not throw the run away.
 ///
-/// While a StopOnSignal object lives, the first SIGINT (Ctrl-C) or SIGTERM only sets a flag and
+/// While a StopOnSignal object lives, the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (the terminal
+/// was closed, the ssh session dropped) only sets a flag and
 /// says so on stderr; the training loop (tfm::train) checks it between two steps and ends there,
 /// as if its budget were spent, so that the program saves what was trained. A second signal ends
 /// the program at once, as the signal would have without the object.
@@ -9,11 +10,11 @@
 
 namespace tfm {
 
-/// Was a stop requested (a SIGINT or SIGTERM) since the current StopOnSignal was made? False when
+/// Was a stop requested (a SIGINT, SIGTERM or SIGHUP) since the current StopOnSignal was made? False when
 /// none lives.
 bool stop_requested();
 
-/// Turns SIGINT and SIGTERM into a stop request for its lifetime; puts the previous handlers back.
+/// Turns SIGINT, SIGTERM and SIGHUP into a stop request for its lifetime; puts the previous handlers back.
 class StopOnSignal {
  public:
   /// Installs the handlers and clears any earlier request.

@@ -18,6 +18,7 @@
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/checkpoint.hpp"
+#include "tfm/train/checkpoint_lock.hpp"
 #include "tfm/train/stop_request.hpp"
 #include "tfm/train/task.hpp"
 #include "tfm/train/trainer.hpp"
@@ -34,6 +35,10 @@ struct RunOptions {
   std::size_t save_every = 0;        ///< also save `DIR-step<S>` every this many steps (0: never)
   std::string load;                  ///< --load DIR ("" for none)
   std::vector<std::string> average;  ///< checkpoints whose mean weights are tested
+  bool force_average = false;        ///< --force-average: even checkpoints of different runs
+  /// The lock on --save, held from the check before training to the end of the run: a second
+  /// run saving to the same place is refused (tfm::CheckpointLock). Null without --save.
+  std::shared_ptr<const CheckpointLock> save_lock;
   std::size_t beam = 1;              ///< 1: greedy decoding; K: beam search with K beams
   std::size_t eval_every = 100;      ///< held-out loss every this many steps (0: at the end)
   std::optional<std::size_t> layer;  ///< of the attention heat maps; default: the last
@@ -55,7 +60,8 @@ struct RunOptions {
   static void declare(CommandLine& cli) { declare(cli, Declared{}); }
   /// Reads them back; throws UsageError naming the option for a value out of range or options
   /// that contradict each other (--load with --average, --average with a budget, ...), and
-  /// CheckpointError for a --save destination that cannot be written.
+  /// CheckpointError for a --save destination that cannot be written (its step checkpoints'
+  /// names too, with --save-every) or that another run is saving to (it takes the lock).
   static RunOptions read(const CommandLine& cli);
   /// The checkpoint whose configuration the run takes: --load, else the first --average; "" for
   /// a new model.
@@ -64,7 +70,8 @@ struct RunOptions {
 
 /// Loads the weights `options` choose into `params`: --load resumes the saved run (resume_from:
 /// its weights, Adam's state, the dropout masks), --average takes the mean of its checkpoints'
-/// weights. Says which on `out`; a new model is left as it is.
+/// weights (of one run, unless --force-average). Says which on `out`, and when a checkpoint holds
+/// weights only (training would start Adam and the warm-up afresh); a new model is left as it is.
 void load_chosen_weights(const RunOptions& options, Transformer& model, const ParameterList& params,
                          Adam& optimizer, std::ostream& out);
 
