@@ -34,50 +34,78 @@ const char* const kValueHint = "dV = Aᵀ dC: key j's value gets sum_i A[i, j] *
 }  // namespace
 
 int main() {
-  Report report("attention_backward", "ex::attention_backward(query, key, value, weights, d_context, ...)");
-  struct Size { std::size_t B, H, Lq, Lk, d_k, d_v, padded; };
-  const std::vector<Size> sizes = {{1, 1, 3, 3, 4, 4, 0}, {2, 2, 4, 6, 8, 5, 0}, {2, 3, 5, 5, 16, 16, 2}};
+  Report report("attention_backward",
+                "ex::attention_backward(query, key, value, weights, d_context, ...)");
+  struct Size {
+    std::size_t B, H, Lq, Lk, d_k, d_v, padded;
+  };
+  const std::vector<Size> sizes = {
+      {1, 1, 3, 3, 4, 4, 0}, {2, 2, 4, 6, 8, 5, 0}, {2, 3, 5, 5, 16, 16, 2}};
   unsigned seed = 40;
   for (const Size& s : sizes) {
-    const std::string size = "B " + std::to_string(s.B) + ", H " + std::to_string(s.H) +
-                             ", Lq " + std::to_string(s.Lq) + ", Lk " + std::to_string(s.Lk) +
-                             ", d_k " + std::to_string(s.d_k) + (s.padded ? ", masked" : "");
-    const AttentionInputs in = attention_inputs(s.B, s.H, s.Lq, s.Lk, s.d_k, s.d_v, s.padded, seed += 10);
-    const AttentionReference ref = library_attention(in.query, in.key, in.value, in.mask, &in.d_context);
-    report.check("d_value against the library, " + size, [&] {
-      return compare("d_value", ref.d_value, learner_grads(in).value, 1e-5f, 1e-3f);
-    }, kValueHint);
-    report.check("d_query against the library, " + size, [&] {
-      return compare("d_query", ref.d_query, learner_grads(in).query, 1e-5f, 1e-3f);
-    }, kSoftmaxHint);
-    report.check("d_key against the library, " + size, [&] {
-      return compare("d_key", ref.d_key, learner_grads(in).key, 1e-5f, 1e-3f);
-    }, kSoftmaxHint);
+    const std::string size = "B " + std::to_string(s.B) + ", H " + std::to_string(s.H) + ", Lq " +
+                             std::to_string(s.Lq) + ", Lk " + std::to_string(s.Lk) + ", d_k " +
+                             std::to_string(s.d_k) + (s.padded ? ", masked" : "");
+    const AttentionInputs in =
+        attention_inputs(s.B, s.H, s.Lq, s.Lk, s.d_k, s.d_v, s.padded, seed += 10);
+    const AttentionReference ref =
+        library_attention(in.query, in.key, in.value, in.mask, &in.d_context);
+    report.check(
+        "d_value against the library, " + size,
+        [&] { return compare("d_value", ref.d_value, learner_grads(in).value, 1e-5f, 1e-3f); },
+        kValueHint);
+    report.check(
+        "d_query against the library, " + size,
+        [&] { return compare("d_query", ref.d_query, learner_grads(in).query, 1e-5f, 1e-3f); },
+        kSoftmaxHint);
+    report.check(
+        "d_key against the library, " + size,
+        [&] { return compare("d_key", ref.d_key, learner_grads(in).key, 1e-5f, 1e-3f); },
+        kSoftmaxHint);
   }
   const AttentionInputs in = attention_inputs(2, 2, 3, 4, 4, 3, 1, 77);
   const auto loss = [&](const Tensor& q, const Tensor& k, const Tensor& v) {
     return dot(library_attention(q, k, v, in.mask).context, in.d_context);
   };
   Tensor query = in.query, key = in.key, value = in.value;
-  report.check("finite differences of d_query (L = sum(context * d_context))", [&] {
-    return finite_differences("d_query", query, learner_grads(in).query, [&] { return loss(query, key, value); });
-  }, kSoftmaxHint);
-  report.check("finite differences of d_key", [&] {
-    return finite_differences("d_key", key, learner_grads(in).key, [&] { return loss(query, key, value); });
-  }, kSoftmaxHint);
-  report.check("finite differences of d_value", [&] {
-    return finite_differences("d_value", value, learner_grads(in).value, [&] { return loss(query, key, value); });
-  }, kValueHint);
-  report.check("PyTorch's gradients (tests/fixtures/attention/self_*.npy)", [&] {
-    Tensor d_query, d_key, d_value;
-    attention_backward(load_fixture("attention/self_q"), load_fixture("attention/self_k"),
-                       load_fixture("attention/self_v"), load_fixture("attention/self_weights"),
-                       load_fixture("attention/self_d_context"), d_query, d_key, d_value);
-    for (auto [name, got] : {std::pair<const char*, const Tensor*>{"dq", &d_query}, {"dk", &d_key}, {"dv", &d_value}}) {
-      std::string problem = compare(std::string("d") + (name + 1) , load_fixture(std::string("attention/self_") + name), *got, 1e-5f, 1e-3f);
-      if (!problem.empty()) return problem;
-    }
-    return std::string();
-  }, kSoftmaxHint);
+  report.check(
+      "finite differences of d_query (L = sum(context * d_context))",
+      [&] {
+        return finite_differences("d_query", query, learner_grads(in).query,
+                                  [&] { return loss(query, key, value); });
+      },
+      kSoftmaxHint);
+  report.check(
+      "finite differences of d_key",
+      [&] {
+        return finite_differences("d_key", key, learner_grads(in).key,
+                                  [&] { return loss(query, key, value); });
+      },
+      kSoftmaxHint);
+  report.check(
+      "finite differences of d_value",
+      [&] {
+        return finite_differences("d_value", value, learner_grads(in).value,
+                                  [&] { return loss(query, key, value); });
+      },
+      kValueHint);
+  report.check(
+      "PyTorch's gradients (tests/fixtures/attention/self_*.npy)",
+      [&] {
+        Tensor d_query, d_key, d_value;
+        attention_backward(load_fixture("attention/self_q"), load_fixture("attention/self_k"),
+                           load_fixture("attention/self_v"), load_fixture("attention/self_weights"),
+                           load_fixture("attention/self_d_context"), d_query, d_key, d_value);
+        for (auto [name, got] : {std::pair<const char*, const Tensor*>{"dq", &d_query},
+                                 {"dk", &d_key},
+                                 {"dv", &d_value}}) {
+          std::string problem =
+              compare(std::string("d") + (name + 1),
+                      load_fixture(std::string("attention/self_") + name), *got, 1e-5f, 1e-3f);
+          if (!problem.empty()) return problem;
+        }
+        return std::string();
+      },
+      kSoftmaxHint);
   return report.finish();
 }

@@ -42,7 +42,8 @@ Tensor full_sequence(const Tensor& x, const Tensor& pe, const Tensor& w_q, const
   };
   const Mask mask = to_ex(tfm::subsequent_mask(1, L));
   const Tensor context = library_attention(as_heads(project(h, w_q)), as_heads(project(h, w_k)),
-                                           as_heads(project(h, w_v)), mask).context;
+                                           as_heads(project(h, w_v)), mask)
+                             .context;
   return as_rows(context);
 }
 
@@ -60,27 +61,36 @@ int main() {
     const Tensor w_v = random_tensor({d, d}, seed + 3, -0.5f, 0.5f);
     const Tensor want = full_sequence(x, pe, w_q, w_k, w_v, false);
     const Tensor position_zero = full_sequence(x, pe, w_q, w_k, w_v, true);
-    report.check("steps 0 .. " + std::to_string(L - 1) + " against the whole sequence at once "
-                 "(the library's attention under the subsequent mask), " + size, [&] {
-      std::vector<Tensor> keys, values;
-      for (std::size_t t = 0; t < L; ++t) {
-        Tensor x_t({d});
-        for (std::size_t c = 0; c < d; ++c) x_t(c) = x(t, c);
-        const Tensor got = cached_step(x_t, t, pe, w_q, w_k, w_v, keys, values);
-        Tensor want_t({d}), zero_t({d});
-        for (std::size_t c = 0; c < d; ++c) want_t(c) = want(t, c), zero_t(c) = position_zero(t, c);
-        std::string problem = compare("out at step " + std::to_string(t) + ":", want_t, got,
-                                      {{"what the step gives with pe[0] in place of pe[t]: every "
-                                        "token was encoded as if it stood at position 0", zero_t}},
-                                      1e-5f, 1e-3f);
-        if (!problem.empty()) return problem;
-        if (keys.size() != t + 1 || values.size() != t + 1)
-          return "after step " + std::to_string(t) + " the cache holds " + std::to_string(keys.size()) +
-                 " keys and " + std::to_string(values.size()) + " values, expected " + std::to_string(t + 1);
-      }
-      return std::string();
-    }, "add pe[t] (the step's own position), append k and v BEFORE attending (the token attends "
-       "to itself too), and scale the scores by 1 / sqrt(d_model).");
+    report.check(
+        "steps 0 .. " + std::to_string(L - 1) +
+            " against the whole sequence at once "
+            "(the library's attention under the subsequent mask), " +
+            size,
+        [&] {
+          std::vector<Tensor> keys, values;
+          for (std::size_t t = 0; t < L; ++t) {
+            Tensor x_t({d});
+            for (std::size_t c = 0; c < d; ++c) x_t(c) = x(t, c);
+            const Tensor got = cached_step(x_t, t, pe, w_q, w_k, w_v, keys, values);
+            Tensor want_t({d}), zero_t({d});
+            for (std::size_t c = 0; c < d; ++c)
+              want_t(c) = want(t, c), zero_t(c) = position_zero(t, c);
+            std::string problem =
+                compare("out at step " + std::to_string(t) + ":", want_t, got,
+                        {{"what the step gives with pe[0] in place of pe[t]: every "
+                          "token was encoded as if it stood at position 0",
+                          zero_t}},
+                        1e-5f, 1e-3f);
+            if (!problem.empty()) return problem;
+            if (keys.size() != t + 1 || values.size() != t + 1)
+              return "after step " + std::to_string(t) + " the cache holds " +
+                     std::to_string(keys.size()) + " keys and " + std::to_string(values.size()) +
+                     " values, expected " + std::to_string(t + 1);
+          }
+          return std::string();
+        },
+        "add pe[t] (the step's own position), append k and v BEFORE attending (the token attends "
+        "to itself too), and scale the scores by 1 / sqrt(d_model).");
   }
   return report.finish();
 }

@@ -1,14 +1,15 @@
 // Checks of the exercise embedding (chapter 09).
+#include "tfm/layers/embedding.hpp"
+
 #include "convert.hpp"
 #include "report.hpp"
 #include "tfm/core/random.hpp"
-#include "tfm/layers/embedding.hpp"
 #include "tfm/layers/positional_encoding.hpp"
 
 namespace ex {
 Tensor embed(const Ids& ids, const Tensor& table, const Tensor& pe);
 Tensor embed_backward(const Ids& ids, const Tensor& d_x, std::size_t vocab_size);
-}
+}  // namespace ex
 
 using namespace ex;
 using namespace ex::check;
@@ -35,7 +36,8 @@ void library(const Case& c, const Tensor& table, const Tensor& d_x, Tensor& x, T
 }  // namespace
 
 int main() {
-  Report report("embedding", "ex::embed(ids, table, pe) and ex::embed_backward(ids, d_x, vocab_size)");
+  Report report("embedding",
+                "ex::embed(ids, table, pe) and ex::embed_backward(ids, d_x, vocab_size)");
   // The second case repeats tokens (7 three times): their gradients must add up.
   const std::vector<Case> cases = {{{{1, 2, 3}}, 5, 4},
                                    {{{7, 3, 7, 1}, {7, 0, 2, 5}}, 9, 6},
@@ -49,26 +51,35 @@ int main() {
     const Tensor pe = to_ex(tfm::PositionalEncoding(16, c.d_model).table());
     Tensor want_x, want_d_table;
     library(c, table, d_x, want_x, want_d_table);
-    report.check("forward x against the library's Embedding + PositionalEncoding, " + size, [&] {
-      return compare("x", want_x, embed(to_ex(c.ids), table, pe), 1e-5f, 1e-5f);
-    }, "x[b, l] = table[ids[b, l]] * sqrt(d_model) + pe[l]: the position is l, the index within "
-       "the sequence, and the scale multiplies the embedding only, not pe.");
-    report.check("backward d_table against the library, " + size, [&] {
-      return compare("d_table", want_d_table, embed_backward(to_ex(c.ids), d_x, c.vocab), 1e-5f, 1e-5f);
-    }, "d_table[v] += sqrt(d_model) * d_x[b, l] for every (b, l) with ids[b, l] == v: add (+=), "
-       "never assign, or a repeated token keeps only its last gradient; rows of unused tokens stay 0.");
+    report.check(
+        "forward x against the library's Embedding + PositionalEncoding, " + size,
+        [&] { return compare("x", want_x, embed(to_ex(c.ids), table, pe), 1e-5f, 1e-5f); },
+        "x[b, l] = table[ids[b, l]] * sqrt(d_model) + pe[l]: the position is l, the index within "
+        "the sequence, and the scale multiplies the embedding only, not pe.");
+    report.check(
+        "backward d_table against the library, " + size,
+        [&] {
+          return compare("d_table", want_d_table, embed_backward(to_ex(c.ids), d_x, c.vocab), 1e-5f,
+                         1e-5f);
+        },
+        "d_table[v] += sqrt(d_model) * d_x[b, l] for every (b, l) with ids[b, l] == v: add (+=), "
+        "never assign, or a repeated token keeps only its last gradient; rows of unused tokens "
+        "stay 0.");
   }
   const Case c = cases[1];
   Tensor table = random_tensor({c.vocab, c.d_model}, 600);
   const Tensor d_x = random_tensor({2, 4, c.d_model}, 601);
   const Tensor pe = to_ex(tfm::PositionalEncoding(16, c.d_model).table());
-  report.check("finite differences of d_table (L = sum(x * d_x))", [&] {
-    const Tensor d_table = embed_backward(to_ex(c.ids), d_x, c.vocab);
-    return finite_differences("d_table", table, d_table, [&] {
-      Tensor x, unused;
-      library(c, table, d_x, x, unused);
-      return dot(x, d_x);
-    });
-  }, "each use of a row contributes sqrt(d_model) * d_x at that position.");
+  report.check(
+      "finite differences of d_table (L = sum(x * d_x))",
+      [&] {
+        const Tensor d_table = embed_backward(to_ex(c.ids), d_x, c.vocab);
+        return finite_differences("d_table", table, d_table, [&] {
+          Tensor x, unused;
+          library(c, table, d_x, x, unused);
+          return dot(x, d_x);
+        });
+      },
+      "each use of a row contributes sqrt(d_model) * d_x at that position.");
   return report.finish();
 }

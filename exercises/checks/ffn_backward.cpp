@@ -10,7 +10,7 @@ Tensor ffn_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Te
 void ffn_backward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
                   const Tensor& d_y, Tensor& d_x, Tensor& d_w1, Tensor& d_b1, Tensor& d_w2,
                   Tensor& d_b2);
-}
+}  // namespace ex
 
 using namespace ex;
 using namespace ex::check;
@@ -27,8 +27,8 @@ struct Result {
 };
 
 Ffn random_ffn(std::size_t N, std::size_t d_model, std::size_t d_ff, unsigned seed) {
-  return {random_tensor({N, d_model}, seed), random_tensor({d_ff, d_model}, seed + 1),
-          random_tensor({d_ff}, seed + 2), random_tensor({d_model, d_ff}, seed + 3),
+  return {random_tensor({N, d_model}, seed),  random_tensor({d_ff, d_model}, seed + 1),
+          random_tensor({d_ff}, seed + 2),    random_tensor({d_model, d_ff}, seed + 3),
           random_tensor({d_model}, seed + 4), random_tensor({N, d_model}, seed + 5)};
 }
 
@@ -68,40 +68,60 @@ const char* const kReluHint =
 
 int main() {
   Report report("ffn_backward", "ex::ffn_forward(x, w1, b1, w2, b2) and ex::ffn_backward(...)");
-  struct Size { std::size_t N, d_model, d_ff; };
+  struct Size {
+    std::size_t N, d_model, d_ff;
+  };
   unsigned seed = 80;
   for (const Size& s : std::vector<Size>{{1, 2, 3}, {4, 6, 10}, {10, 8, 32}}) {
     const std::string size = "N " + std::to_string(s.N) + ", d_model " + std::to_string(s.d_model) +
                              ", d_ff " + std::to_string(s.d_ff);
     const Ffn f = random_ffn(s.N, s.d_model, s.d_ff, seed += 10);
     const Result want = library(f);
-    report.check("forward y against the library's FeedForward, " + size, [&] {
-      return compare("y", want.y, ffn_forward(f.x, f.w1, f.b1, f.w2, f.b2), 1e-5f, 1e-4f);
-    }, "y = max(0, x W1ᵀ + b1) W2ᵀ + b2, with W [out, in]: y[n, o] = sum_f hidden[n, f] * W2[o, f] + b2[o].");
-    report.check("backward against the library, " + size + ": d_x, d_w1, d_b1, d_w2, d_b2", [&] {
-      const Result got = learner(f);
-      for (auto [name, expected, actual] :
-           {std::tuple<const char*, const Tensor*, const Tensor*>{"d_w2", &want.d_w2, &got.d_w2},
-            {"d_b2", &want.d_b2, &got.d_b2}, {"d_w1", &want.d_w1, &got.d_w1},
-            {"d_b1", &want.d_b1, &got.d_b1}, {"d_x", &want.d_x, &got.d_x}}) {
-        std::string problem = compare(name, *expected, *actual, 1e-5f, 1e-4f);
-        if (!problem.empty()) return problem;
-      }
-      return std::string();
-    }, std::string("d_w2 = d_yᵀ hidden, d_b2 = sum over rows of d_y; ") + kReluHint +
-           " Then d_w1 = d_aᵀ x, d_b1 = sum over rows of d_a, d_x = d_a W1.");
+    report.check(
+        "forward y against the library's FeedForward, " + size,
+        [&] {
+          return compare("y", want.y, ffn_forward(f.x, f.w1, f.b1, f.w2, f.b2), 1e-5f, 1e-4f);
+        },
+        "y = max(0, x W1ᵀ + b1) W2ᵀ + b2, with W [out, in]: y[n, o] = sum_f hidden[n, f] * W2[o, "
+        "f] + b2[o].");
+    report.check(
+        "backward against the library, " + size + ": d_x, d_w1, d_b1, d_w2, d_b2",
+        [&] {
+          const Result got = learner(f);
+          for (auto [name, expected, actual] :
+               {std::tuple<const char*, const Tensor*, const Tensor*>{"d_w2", &want.d_w2,
+                                                                      &got.d_w2},
+                {"d_b2", &want.d_b2, &got.d_b2},
+                {"d_w1", &want.d_w1, &got.d_w1},
+                {"d_b1", &want.d_b1, &got.d_b1},
+                {"d_x", &want.d_x, &got.d_x}}) {
+            std::string problem = compare(name, *expected, *actual, 1e-5f, 1e-4f);
+            if (!problem.empty()) return problem;
+          }
+          return std::string();
+        },
+        std::string("d_w2 = d_yᵀ hidden, d_b2 = sum over rows of d_y; ") + kReluHint +
+            " Then d_w1 = d_aᵀ x, d_b1 = sum over rows of d_a, d_x = d_a W1.");
   }
   Ffn f = random_ffn(3, 4, 6, 200);
   const auto loss = [&] { return dot(library(f).y, f.d_y); };
   const Result got = learner(f);
-  report.check("finite differences of d_x (L = sum(y * d_y))", [&] {
-    return finite_differences("d_x", f.x, got.d_x, loss);
-  }, kReluHint);
-  report.check("finite differences of d_w1", [&] { return finite_differences("d_w1", f.w1, got.d_w1, loss); }, kReluHint);
-  report.check("finite differences of d_b1", [&] { return finite_differences("d_b1", f.b1, got.d_b1, loss); }, kReluHint);
-  report.check("finite differences of d_w2", [&] { return finite_differences("d_w2", f.w2, got.d_w2, loss); },
-               "d_w2[o, f] = sum_n d_y[n, o] * hidden[n, f], hidden after the ReLU.");
-  report.check("finite differences of d_b2", [&] { return finite_differences("d_b2", f.b2, got.d_b2, loss); },
-               "d_b2 sums d_y over the rows.");
+  report.check(
+      "finite differences of d_x (L = sum(y * d_y))",
+      [&] { return finite_differences("d_x", f.x, got.d_x, loss); }, kReluHint);
+  report.check(
+      "finite differences of d_w1",
+      [&] { return finite_differences("d_w1", f.w1, got.d_w1, loss); }, kReluHint);
+  report.check(
+      "finite differences of d_b1",
+      [&] { return finite_differences("d_b1", f.b1, got.d_b1, loss); }, kReluHint);
+  report.check(
+      "finite differences of d_w2",
+      [&] { return finite_differences("d_w2", f.w2, got.d_w2, loss); },
+      "d_w2[o, f] = sum_n d_y[n, o] * hidden[n, f], hidden after the ReLU.");
+  report.check(
+      "finite differences of d_b2",
+      [&] { return finite_differences("d_b2", f.b2, got.d_b2, loss); },
+      "d_b2 sums d_y over the rows.");
   return report.finish();
 }

@@ -9,7 +9,7 @@ namespace ex {
 Tensor layer_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps);
 void layer_norm_backward(const Tensor& x, const Tensor& weight, const Tensor& d_y, float eps,
                          Tensor& d_x, Tensor& d_weight, Tensor& d_bias);
-}
+}  // namespace ex
 
 using namespace ex;
 using namespace ex::check;
@@ -59,29 +59,40 @@ const char* const kHint =
 }  // namespace
 
 int main() {
-  Report report("layer_norm_backward", "ex::layer_norm_forward(x, weight, bias, eps) and ex::layer_norm_backward(...)");
+  Report report("layer_norm_backward",
+                "ex::layer_norm_forward(x, weight, bias, eps) and ex::layer_norm_backward(...)");
   unsigned seed = 300;
   for (auto [N, d] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 2}, {4, 8}, {12, 32}}) {
     const std::string size = "x [" + std::to_string(N) + ", " + std::to_string(d) + "]";
     const Tensor x = random_tensor({N, d}, seed += 10, -3.0f, 3.0f);
-    const Tensor weight = random_tensor({d}, seed + 1, 0.5f, 1.5f), bias = random_tensor({d}, seed + 2);
+    const Tensor weight = random_tensor({d}, seed + 1, 0.5f, 1.5f),
+                 bias = random_tensor({d}, seed + 2);
     const Tensor d_y = random_tensor({N, d}, seed + 3);
     const Result want = library(x, weight, bias, d_y);
-    report.check("forward y against the library's LayerNorm, " + size, [&] {
-      return compare("y", want.y, layer_norm_forward(x, weight, bias, kEps), 1e-5f, 1e-4f);
-    }, "var divides by d (biased, as PyTorch), eps goes inside the square root.");
-    report.check("backward against the library, " + size + ": d_weight, d_bias, d_x", [&] {
-      Result got;
-      layer_norm_backward(x, weight, d_y, kEps, got.d_x, got.d_weight, got.d_bias);
-      std::string problem = compare("d_weight", want.d_weight, got.d_weight, 1e-5f, 1e-4f);
-      if (problem.empty()) problem = compare("d_bias", want.d_bias, got.d_bias, 1e-5f, 1e-4f);
-      if (problem.empty())
-        problem = compare("d_x", want.d_x, got.d_x,
-                          {{"d_y * weight / sqrt(var + eps): the gradients through the mean and "
-                            "the variance are missing", d_x_without_statistics(x, weight, d_y)}},
-                          1e-5f, 1e-3f);
-      return problem;
-    }, std::string("d_weight = sum over rows of d_y * x_hat, d_bias = sum over rows of d_y; ") + kHint);
+    report.check(
+        "forward y against the library's LayerNorm, " + size,
+        [&] {
+          return compare("y", want.y, layer_norm_forward(x, weight, bias, kEps), 1e-5f, 1e-4f);
+        },
+        "var divides by d (biased, as PyTorch), eps goes inside the square root.");
+    report.check(
+        "backward against the library, " + size + ": d_weight, d_bias, d_x",
+        [&] {
+          Result got;
+          layer_norm_backward(x, weight, d_y, kEps, got.d_x, got.d_weight, got.d_bias);
+          std::string problem = compare("d_weight", want.d_weight, got.d_weight, 1e-5f, 1e-4f);
+          if (problem.empty()) problem = compare("d_bias", want.d_bias, got.d_bias, 1e-5f, 1e-4f);
+          if (problem.empty())
+            problem =
+                compare("d_x", want.d_x, got.d_x,
+                        {{"d_y * weight / sqrt(var + eps): the gradients through the mean and "
+                          "the variance are missing",
+                          d_x_without_statistics(x, weight, d_y)}},
+                        1e-5f, 1e-3f);
+          return problem;
+        },
+        std::string("d_weight = sum over rows of d_y * x_hat, d_bias = sum over rows of d_y; ") +
+            kHint);
   }
   Tensor x = random_tensor({3, 6}, 400, -2.0f, 2.0f);
   Tensor weight = random_tensor({6}, 401, 0.5f, 1.5f), bias = random_tensor({6}, 402);
@@ -89,19 +100,32 @@ int main() {
   const auto loss = [&] { return dot(library(x, weight, bias, d_y).y, d_y); };
   Result got;
   layer_norm_backward(x, weight, d_y, kEps, got.d_x, got.d_weight, got.d_bias);
-  report.check("finite differences of d_x (L = sum(y * d_y))", [&] { return finite_differences("d_x", x, got.d_x, loss); }, kHint);
-  report.check("finite differences of d_weight", [&] { return finite_differences("d_weight", weight, got.d_weight, loss); },
-               "d_weight[c] = sum_n d_y[n, c] * x_hat[n, c].");
-  report.check("finite differences of d_bias", [&] { return finite_differences("d_bias", bias, got.d_bias, loss); },
-               "d_bias[c] = sum_n d_y[n, c].");
-  report.check("PyTorch's gradients (tests/fixtures/layer_norm/basic_*.npy)", [&] {
-    Result r;
-    const Tensor fx = as_rows(load_fixture("layer_norm/basic_x"));
-    layer_norm_backward(fx, load_fixture("layer_norm/basic_weight"),
-                        as_rows(load_fixture("layer_norm/basic_dy")), kEps, r.d_x, r.d_weight, r.d_bias);
-    std::string problem = compare("d_x", as_rows(load_fixture("layer_norm/basic_dx")), r.d_x, 1e-5f, 1e-3f);
-    if (problem.empty()) problem = compare("d_weight", load_fixture("layer_norm/basic_dweight"), r.d_weight, 1e-5f, 1e-3f);
-    return problem;
-  }, kHint);
+  report.check(
+      "finite differences of d_x (L = sum(y * d_y))",
+      [&] { return finite_differences("d_x", x, got.d_x, loss); }, kHint);
+  report.check(
+      "finite differences of d_weight",
+      [&] { return finite_differences("d_weight", weight, got.d_weight, loss); },
+      "d_weight[c] = sum_n d_y[n, c] * x_hat[n, c].");
+  report.check(
+      "finite differences of d_bias",
+      [&] { return finite_differences("d_bias", bias, got.d_bias, loss); },
+      "d_bias[c] = sum_n d_y[n, c].");
+  report.check(
+      "PyTorch's gradients (tests/fixtures/layer_norm/basic_*.npy)",
+      [&] {
+        Result r;
+        const Tensor fx = as_rows(load_fixture("layer_norm/basic_x"));
+        layer_norm_backward(fx, load_fixture("layer_norm/basic_weight"),
+                            as_rows(load_fixture("layer_norm/basic_dy")), kEps, r.d_x, r.d_weight,
+                            r.d_bias);
+        std::string problem =
+            compare("d_x", as_rows(load_fixture("layer_norm/basic_dx")), r.d_x, 1e-5f, 1e-3f);
+        if (problem.empty())
+          problem = compare("d_weight", load_fixture("layer_norm/basic_dweight"), r.d_weight, 1e-5f,
+                            1e-3f);
+        return problem;
+      },
+      kHint);
   return report.finish();
 }

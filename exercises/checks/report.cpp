@@ -81,8 +81,8 @@ int Report::finish() const {
   return 1;
 }
 
-std::string compare(const std::string& what, const Tensor& expected, const Tensor& got,
-                    float atol, float rtol) {
+std::string compare(const std::string& what, const Tensor& expected, const Tensor& got, float atol,
+                    float rtol) {
   std::string shape = shape_problem(what, expected, got);
   if (!shape.empty()) return shape;
   std::size_t wrong = 0, first = 0;
@@ -125,8 +125,7 @@ std::string compare(const std::string& what, const Mask& expected, const Mask& g
 }
 
 std::string finite_differences(const std::string& what, Tensor& input, const Tensor& analytic,
-                               const std::function<double()>& loss, float eps,
-                               double tolerance) {
+                               const std::function<double()>& loss, float eps, double tolerance) {
   std::string shape = shape_problem(what, input, analytic);
   if (!shape.empty()) return shape;
   const std::size_t stride = input.size() > 64 ? input.size() / 64 : 1;
@@ -165,7 +164,8 @@ Tensor as_rows(const Tensor& x) {
 
 double dot(const Tensor& a, const Tensor& b) {
   double sum = 0.0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) sum += double(a.flat()[i]) * b.flat()[i];
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    sum += double(a.flat()[i]) * b.flat()[i];
   return sum;
 }
 

@@ -3,8 +3,8 @@
 
 namespace ex {
 
-void model_masks(const Ids& src, const Ids& tgt_in, Mask& encoder_mask,
-                 Mask& decoder_mask, Mask& cross_mask) {
+void model_masks(const Ids& src, const Ids& tgt_in, Mask& encoder_mask, Mask& decoder_mask,
+                 Mask& cross_mask) {
   const std::size_t B = src.dim(0), S = src.dim(1), T = tgt_in.dim(1);
   encoder_mask = Mask({B, S, S});
   decoder_mask = Mask({B, T, T});

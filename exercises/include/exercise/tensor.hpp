@@ -73,7 +73,8 @@ class Array {
   }
   [[noreturn]] void fail(const std::string& what) const {
     std::string shape = "[";
-    for (std::size_t a = 0; a < shape_.size(); ++a) shape += (a ? ", " : "") + std::to_string(shape_[a]);
+    for (std::size_t a = 0; a < shape_.size(); ++a)
+      shape += (a ? ", " : "") + std::to_string(shape_[a]);
     throw std::out_of_range(what + " (shape " + shape + "])");
   }
 
