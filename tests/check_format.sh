@@ -10,7 +10,7 @@ cd "${1:?usage: $0 SOURCE_DIR}"
 command -v clang-format >/dev/null ||
   { echo "FAIL: no clang-format: apt-get install clang-format (debian-packages.txt, group build)"; exit 1; }
 mapfile -t files < <(find bench chapters common experiments exercises/checks exercises/include exercises/solutions \
-                          fuzz projects tests \
+                          fuzz projects tests tools \
                           \( -name '*.cpp' -o -name '*.hpp' \) -not -path 'fuzz/corpus/*' | sort)
 bad=()
 for file in "${files[@]}"; do
