@@ -3,10 +3,10 @@
 /// leaves the previous version as it was, and what a killed write left behind is cleaned up
 /// later, never a live writer's work. Checkpoints are written this way (tfm::save_checkpoint).
 ///
-/// A new version of `DIR` is written into a fresh sibling `DIR.saving.<pid>.<n>`, which then
-/// replaces `DIR` by two renames (`DIR` -> `DIR.previous.<pid>.<n>`, the new one -> `DIR`). Were
+/// A new version of `DIR` is written into a fresh sibling `DIR.saving.PID.N`, which then
+/// replaces `DIR` by two renames (`DIR` -> `DIR.previous.PID.N`, the new one -> `DIR`). Were
 /// the process killed between the two renames, the previous version would survive as
-/// `DIR.previous.<pid>.<n>`. Such leftovers of a process that no longer runs are removed by the
+/// `DIR.previous.PID.N`. Such leftovers of a process that no longer runs are removed by the
 /// next write beside them, and only while `DIR` itself is in place: without it, a `.previous`
 /// copy is the only copy there is.
 #pragma once
@@ -38,12 +38,12 @@ struct DirectoryContents {
 /// DIR (not a file inside it). Throws SafeDirectoryError for an empty name or the root.
 std::filesystem::path directory_target(const std::string& dir, const DirectoryContents& contents);
 
-/// The most bytes a write appends to a name beside it: `.previous.<pid>.<n>`, each number of up
+/// The most bytes a write appends to a name beside it: `.previous.PID.N`, each number of up
 /// to 10 digits.
 inline constexpr std::size_t kLongestWriteSuffix = sizeof(".previous.") - 1 + 10 + 1 + 10;
 
 /// Why the name of `target` is too long for its file system once `added` bytes are appended to
-/// it (the names a write makes beside it: `.previous.<pid>.<n>`, a step checkpoint's `-step<S>`),
+/// it (the names a write makes beside it: `.previous.PID.N`, a step checkpoint's `-stepS`),
 /// or "". Checked before the work that is to be saved, so that it is not lost to the name.
 std::string name_length_problem(const std::filesystem::path& target, std::size_t added);
 
@@ -64,14 +64,14 @@ void replace_directory(const std::filesystem::path& target, const DirectoryConte
                        const std::function<void(const std::filesystem::path& staging)>& write);
 
 /// Removes what writes killed earlier left in the directory that holds `dir`. These are
-/// `NAME.saving.<pid>.<n>` and `NAME.previous.<pid>.<n>` beside any NAME that is in place (`dir` itself, or a sibling
+/// `NAME.saving.PID.N` and `NAME.previous.PID.N` beside any NAME that is in place (`dir` itself, or a sibling
 /// such as the step checkpoints beside a checkpoint). Only exactly so named, real directories
 /// (not symbolic links) that hold nothing but `contents.entries`, of a `pid` for which
 /// `kill(pid, 0)` fails with ESRCH. Returns the removed paths.
 std::vector<std::string> remove_dead_leftovers(const std::string& dir,
                                                const DirectoryContents& contents);
 
-/// For a missing `dir`: "; '`DIR.previous.<pid>.<n>`' holds ... rename it to 'DIR' to use it" when a
+/// For a missing `dir`: "; '`DIR.previous.PID.N`' holds ... rename it to 'DIR' to use it" when a
 /// write killed between its two renames left the previous version there, else "".
 std::string killed_write_hint(const std::string& dir, const DirectoryContents& contents);
 

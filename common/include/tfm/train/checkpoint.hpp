@@ -19,7 +19,7 @@
 /// config.txt's format is checkpoint_config.hpp's. Writing is atomic (io/safe_directory.hpp): a
 /// save that fails (a full disk, a bad name) leaves the previous checkpoint as it was, the
 /// leftovers of a save that was killed are removed by the next save beside them, and a read of a
-/// missing DIR points at a surviving `DIR.previous.<pid>.<n>`. Checkpoints written before the
+/// missing DIR points at a surviving `DIR.previous.PID.N`. Checkpoints written before the
 /// extra files existed have no `files/` and load as before.
 ///
 /// Reading checks everything before changing anything: a missing, extra, truncated or
@@ -90,7 +90,7 @@ void save_checkpoint(const std::string& dir, const CheckpointHeader& header,
 /// Throws CheckpointError naming the problem if save_checkpoint could not write to `dir`: a file
 /// or a non-empty directory that holds no checkpoint, or a parent that is missing, not a
 /// directory, or not writable, or a name too long for the names a save writes beside it (with
-/// `step_checkpoints`, for `DIR-step<S>` too). Lets a program refuse a bad `--save` before
+/// `step_checkpoints`, for `DIR-stepS` too). Lets a program refuse a bad `--save` before
 /// training, not after.
 void check_checkpoint_destination(const std::string& dir, bool step_checkpoints = false);
 

@@ -1,6 +1,6 @@
 /// \file checkpoint_lock.hpp
 /// \brief Chapter 11: one writer per checkpoint. A run that will save to `DIR` (and to the step
-/// checkpoints `DIR-step<S>` beside it) holds a lock on the file `DIR.lock` from before it trains
+/// checkpoints `DIR-stepS` beside it) holds a lock on the file `DIR.lock` from before it trains
 /// until it ends, so that a second run saving to the same place is refused before it trains, with
 /// the other process named, instead of both "saving" and one model silently replacing the other.
 ///

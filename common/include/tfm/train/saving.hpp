@@ -20,7 +20,7 @@
 namespace tfm {
 
 /// What TrainingOptions::checkpoint needs for the paper's periodic checkpoints: saves
-/// `prefix-step<S>` (optimizer state included; a trailing '/' of `prefix` is dropped) and returns
+/// `prefix-stepS` (optimizer state included; a trailing '/' of `prefix` is dropped) and returns
 /// "saved ..."; a save that fails returns a warning instead of throwing, since one lost snapshot
 /// must not cost the whole run.
 std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,

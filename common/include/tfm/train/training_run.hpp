@@ -32,7 +32,7 @@ struct RunOptions {
   std::optional<double> minutes;     ///< a wall-time budget
   std::optional<std::size_t> seed;   ///< default: the checkpoint's, else the configuration's
   std::string save;                  ///< --save DIR ("" for none)
-  std::size_t save_every = 0;        ///< also save `DIR-step<S>` every this many steps (0: never)
+  std::size_t save_every = 0;        ///< also save `DIR-stepS` every this many steps (0: never)
   std::string load;                  ///< --load DIR ("" for none)
   std::vector<std::string> average;  ///< checkpoints whose mean weights are tested
   bool force_average = false;        ///< --force-average: even checkpoints of different runs
