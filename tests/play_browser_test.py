@@ -13,8 +13,6 @@ from the `browser` group of debian-packages.txt.
 """
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -23,8 +21,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "play"))
+import browser  # noqa: E402
+from browser import TYPED  # noqa: E402
+
 SKIP = 77
-TYPED = "The Time Traveller sat down."
 READ = "the time traveller sat down"  # TYPED as training reads it (case, punctuation)
 
 
@@ -42,40 +43,6 @@ def train_tiny_model(ch11, folder):
     if run.returncode != 0:
         fail("training the tiny model failed:\n" + run.stdout + run.stderr)
     return checkpoint
-
-
-class Playground:
-    """build/bin/play on a free port; the address is read from its first line."""
-
-    def __init__(self, play, checkpoint):
-        self.process = subprocess.Popen([play, "--model", checkpoint, "--port", "0"],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True)
-        self.output = []
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            found = re.search(r"playground: (http://127\.0\.0\.1:\d+)/", line)
-            if found:
-                self.address = found.group(1)
-                return
-        self.process.kill()
-        fail("the playground printed no address:\n" + "".join(self.output))
-
-    def stop(self):
-        """Ctrl-C: the server must stop by itself, saying so, with exit code 0."""
-        self.process.send_signal(signal.SIGINT)
-        try:
-            rest, _ = self.process.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            fail("the playground did not stop within 20 s of SIGINT")
-        if self.process.returncode != 0 or "playground stopped" not in rest:
-            fail("SIGINT: exit code %d, output:\n%s" % (self.process.returncode,
-                                                        "".join(self.output) + rest))
 
 
 def post(address, path, fields, host=None):
@@ -121,29 +88,13 @@ def check_limits(address):
 
 
 def check_browser(address):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1280,900",
-                 "--user-data-dir=" + tempfile.mkdtemp(prefix="play-chromium-")]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    driver = browser.chromium(1280, 900)
     try:
-        driver.set_page_load_timeout(30)
-        driver.get(address + "/")
+        error = browser.read_sentence(driver, address, TYPED)
         wait = WebDriverWait(driver, 30)
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#model option"))
-        driver.find_element(By.ID, "text").send_keys(TYPED)
-        driver.find_element(By.ID, "run").click()
-        wait.until(lambda d: d.find_element(By.ID, "output").text.strip()
-                   or d.find_element(By.ID, "error").text.strip())
-        error = driver.find_element(By.ID, "error").text
         if error:
             fail("the page says: " + error)
         output = driver.find_element(By.ID, "output").text
@@ -166,7 +117,6 @@ def check_browser(address):
             fail("no probability in the first choice: '%s'" % first)
         print("first choice: " + first.strip())
         # The heat map drawn for this input: its columns are the typed text's own tokens.
-        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#heatmap svg"))
         labels = [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#heatmap svg text")]
         masked = "".join("*" if c in "aeiou" else ("\u2423" if c == " " else c) for c in READ)
         if masked not in "".join(label for label in labels if len(label) == 1):
@@ -183,16 +133,8 @@ def check_browser(address):
 def main():
     mode, play, ch11 = sys.argv[1:4]
     if mode == "browser":
-        missing = [p for p in ("chromium", "chromedriver") if not shutil.which(p)]
-        try:
-            import selenium  # noqa: F401
-        except ImportError:
-            # Debian's python3-selenium is for Debian's Python; CMake may have found another one.
-            debian = "/usr/bin/python3"
-            if os.path.realpath(sys.executable) != os.path.realpath(debian) and \
-                    os.path.exists(debian):
-                os.execv(debian, [debian] + sys.argv)
-            missing.append("python3-selenium")
+        browser.run_with_debian_python(sys.argv)
+        missing = browser.missing_browser_parts()
         if missing:
             print("SKIP: not installed: %s (the browser group of debian-packages.txt)"
                   % ", ".join(missing))
@@ -201,7 +143,10 @@ def main():
     with tempfile.TemporaryDirectory(prefix="play-test-") as folder:
         checkpoint = train_tiny_model(ch11, folder)
         print("tiny model trained in %.1f s" % (time.time() - start))
-        server = Playground(play, checkpoint)
+        try:
+            server = browser.Playground(play, [checkpoint])
+        except browser.PlaygroundError as error:
+            fail(str(error))
         try:
             if mode == "browser":
                 check_browser(server.address)
@@ -210,7 +155,10 @@ def main():
         except BaseException:
             server.process.kill()
             raise
-        server.stop()
+        try:
+            server.stop()
+        except browser.PlaygroundError as error:
+            fail(str(error))
     print("passed in %.1f s" % (time.time() - start))
     return 0
 
