@@ -1061,7 +1061,7 @@ TEST_CASE("Checkpoint: the rescue places never depend on a usable TMPDIR",
   const char* saved = std::getenv("TMPDIR");
   const std::string previous = saved ? saved : "";
   std::ofstream(tmp.path / "file") << "x";
-  for (const std::string bad : {std::string("/nonexistent"), std::string(""), tmp.file("file")}) {
+  for (const std::string& bad : {std::string("/nonexistent"), std::string(""), tmp.file("file")}) {
     ::setenv("TMPDIR", bad.c_str(), 1);
     CHECK(rescue_places("p-rescued-1") ==
           std::vector<std::string>{"/tmp/p-rescued-1", "p-rescued-1"});

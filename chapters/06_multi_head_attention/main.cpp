@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
         "Chapter 06: multi-head attention (projections, split into heads, attention "
         "per head, concatenation, output projection), forward and backward.");
     cli.config_options("nlp-tutorial")
+        .config_keys_used({"d_model", "n_heads", "attention_bias"})
         .option("--seed", "N", "seed of the weights and of the stand-in token vectors", "0")
         .option("--svg", "PATH", "heat map of every head's weights for the first sentence",
                 "multi_head_attention.svg");

@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
     tfm::CommandLine cli("ch07_feed_forward",
                          "Chapter 07: the position-wise feed-forward network, Linear -> ReLU -> "
                          "Dropout -> Linear, forward and backward.");
-    cli.config_options("csdn").option("--seed", "N",
-                                      "seed of the weights, the dropout masks and the input", "0");
+    cli.config_options("csdn")
+        .config_keys_used(
+            {"d_model", "d_ff", "dropout", "linear_bias", "n_heads", "attention_bias"})
+        .option("--seed", "N", "seed of the weights, the dropout masks and the input", "0");
     if (!cli.parse(argc, argv)) return 0;
     tfm::Config config = tfm::config_from_command_line(cli);
     const std::size_t d = config.d_model, d_ff = config.d_ff;

@@ -67,6 +67,8 @@ int main(int argc, char** argv) {
                          "Chapter 08: one encoder layer and one decoder layer, forward and "
                          "backward, with the shape of every step.");
     cli.config_options("nlp-tutorial")
+        .config_keys_used(
+            {"d_model", "n_heads", "d_ff", "dropout", "attention_bias", "linear_bias"})
         .option("--seed", "N", "seed of the weights, the dropout masks and the stand-in vectors",
                 "0");
     if (!cli.parse(argc, argv)) return 0;

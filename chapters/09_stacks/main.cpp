@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
                          "Chapter 09: the encoder and decoder stacks on nlp-tutorial's sentence "
                          "pairs, forward and backward, with the shape of every step.");
     cli.config_options("nlp-tutorial")
+        .config_keys_used({"d_model", "n_heads", "d_ff", "dropout", "attention_bias", "linear_bias",
+                           "max_len", "n_encoder_layers", "n_decoder_layers"})
         .option("--seed", "N", "seed of the weights, the dropout masks and the upstream gradient",
                 "0");
     if (!cli.parse(argc, argv)) return 0;

@@ -43,6 +43,15 @@ CommandLine& CommandLine::config_options(const std::string& default_preset,
   return option("--preset", "NAME", names, default_preset).repeated("--set", "KEY=VALUE", set_help);
 }
 
+CommandLine& CommandLine::config_keys_used(std::vector<std::string> keys) {
+  std::string list;
+  for (const std::string& key : keys) list += (list.empty() ? "" : ", ") + key;
+  for (Spec& s : specs_)
+    if (s.name == "--set") s.help += " (" + list + "; the others are not used here)";
+  config_keys_ = std::move(keys);
+  return *this;
+}
+
 CommandLine& CommandLine::flag(const std::string& name, const std::string& help) {
   specs_.push_back({name, "", help, Kind::kFlag});
   flags_[name] = false;
@@ -183,6 +192,22 @@ std::string CommandLine::help() const {
   return out.str();
 }
 
+namespace {
+
+// A `--set KEY=VALUE` (already accepted by Config::set) whose key the program does not read
+// (CommandLine::config_keys_used) is a usage error, not a silent no-op.
+void refuse_unused_key(const CommandLine& cli, const std::string& assignment) {
+  const std::vector<std::string>& used = cli.config_keys();
+  const std::string key = assignment.substr(0, assignment.find('='));
+  if (used.empty() || std::find(used.begin(), used.end(), key) != used.end()) return;
+  std::string list;
+  for (const std::string& k : used) list += (list.empty() ? "" : ", ") + k;
+  throw UsageError("--set " + key + ": " + cli.program() + " does not use " + key + "; it uses " +
+                   list);
+}
+
+}  // namespace
+
 // [build config]
 Config config_from_command_line(const CommandLine& cli) {
   return config_from_command_line(cli, preset(cli.value("--preset")));
@@ -191,7 +216,10 @@ Config config_from_command_line(const CommandLine& cli) {
 Config config_from_command_line(const CommandLine& cli, const Config& base) {
   Config config = cli.given("--preset") ? preset(cli.value("--preset")) : base;
   try {  // a bad --set is a usage error (exit code 2), like any other bad option
-    for (const std::string& assignment : cli.values("--set")) config.set(assignment);
+    for (const std::string& assignment : cli.values("--set")) {
+      config.set(assignment);
+      refuse_unused_key(cli, assignment);
+    }
     config.validate();
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());

@@ -38,6 +38,14 @@ class CommandLine {
   /// (`set_help` is its line in `--help`). Read them back with tfm::config_from_command_line.
   CommandLine& config_options(const std::string& default_preset,
                               const std::string& set_help = "override one hyper-parameter");
+  /// The only config keys this program reads (a chapter that builds one layer, or takes its
+  /// lengths and vocabularies from its example sentences): `--set` of any other key is refused,
+  /// naming these, rather than ignored. Call after config_options.
+  CommandLine& config_keys_used(std::vector<std::string> keys);
+  /// The keys of config_keys_used (empty: the program reads every key).
+  const std::vector<std::string>& config_keys() const { return config_keys_; }
+  /// The program's name, as its messages give it.
+  const std::string& program() const { return program_; }
 
   /// Parses the arguments. Returns false when `--help` was asked for (the help is printed);
   /// throws UsageError for an unknown option, a missing or empty value, or a one-value option
@@ -84,6 +92,7 @@ class CommandLine {
   std::map<std::string, std::vector<std::string>> lists_;
   std::map<std::string, bool> flags_;
   std::map<std::string, bool> given_;
+  std::vector<std::string> config_keys_;
 };
 
 /// The configuration `cli` asks for (declared with CommandLine::config_options): the `--preset`,
