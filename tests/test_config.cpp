@@ -54,6 +54,9 @@ TEST_CASE("Config::set overrides fields and rejects bad keys and values", "[conf
   CHECK_THROWS_WITH(c.set("d_model=abc"), Catch::Contains("'d_model' needs a whole number"));
   CHECK_THROWS_WITH(c.set("d_model=-4"), Catch::Contains("'d_model' needs a whole number"));
   CHECK_THROWS_WITH(c.set("dropout"), Catch::Contains("needs key=value"));
+  // 1e-45 is a subnormal float: it was accepted, then reported as "got 0.000000".
+  CHECK_THROWS_WITH(c.set("learning_rate=1e-45"), Catch::Contains("too close to 0 for a float"));
+  CHECK_NOTHROW(c.set("learning_rate=1e-30"));
   CHECK_THROWS_WITH(tfm::preset("huge"), Catch::Contains("unknown preset 'huge'"));
 }
 

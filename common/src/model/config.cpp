@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -85,6 +86,13 @@ float parse_float(const std::string& key, const std::string& text) {
   const std::optional<float> v = parse_number<float>(text);
   if (!v)
     throw std::invalid_argument("config key '" + key + "' needs a number, got '" + text + "'");
+  // A value a float holds only as a subnormal (or not at all) would be trained as 0 (the
+  // library flushes subnormals to 0) or lose its digits: say so rather than report "0" later.
+  // Read as a double, which holds it, because a flushed float compares equal to 0.
+  const double exact = parse_number<double>(text).value_or(0.0);
+  if (exact != 0.0 && std::fabs(exact) < std::numeric_limits<float>::min())
+    throw std::invalid_argument("config key '" + key + "': " + text +
+                                " is too close to 0 for a float (the smallest is about 1.2e-38)");
   return *v;
 }
 
