@@ -363,6 +363,16 @@ TEST_CASE(
     action = read_header;
     says = {config_lines + "8", "expected key=value", "'d_ff 16'"};
   }
+  SECTION("a config line with a terminal escape is quoted with it shown, not sent raw") {
+    replace_in_file(config_file, "d_ff=16\n", "\x1b[31md_ff 16\n");
+    action = read_header;
+    says = {config_lines + "8", "expected key=value", "'\\x1b[31md_ff 16'"};
+  }
+  SECTION("a config value with a control byte is quoted with it shown") {
+    replace_in_file(config_file, "d_model=8\n", "d_model=8\x07\n");
+    action = read_header;
+    says = {config_lines + "4", "d_model", "'8\\x07'"};
+  }
   SECTION("a missing config key") {
     replace_in_file(config_file, "n_heads=2\n", "");
     action = read_header;

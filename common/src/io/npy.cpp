@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 
+#include "tfm/io/printable.hpp"
+
 namespace tfm {
 namespace {
 
@@ -66,19 +68,6 @@ void save_npy(const std::string& path, const float* data, const std::vector<std:
 }
 
 namespace {
-
-std::string printable(const std::string& text) {
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (char c : text.substr(0, 40)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7F)
-      out += std::string("\\x") + hex[u >> 4] + hex[u & 0xF];
-    else
-      out += c;
-  }
-  return text.size() > 40 ? out + "..." : out;
-}
 
 // What the header says: the three keys NumPy always writes.
 struct NpyHeader {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "tfm/io/parse_number.hpp"
+#include "tfm/io/printable.hpp"
 #include "tfm/model/memory_estimate.hpp"
 
 namespace tfm {
@@ -67,7 +68,7 @@ const std::vector<Field>& fields() {
 const Field& find_field(const std::string& key) {
   for (const Field& f : fields())
     if (key == f.key) return f;
-  throw std::invalid_argument("unknown config key '" + key + "'; known keys: " + [] {
+  throw std::invalid_argument("unknown config key '" + printable(key) + "'; known keys: " + [] {
     std::string list;
     for (const Field& f : fields()) list += (list.empty() ? "" : ", ") + std::string(f.key);
     return list;
@@ -77,15 +78,16 @@ const Field& find_field(const std::string& key) {
 std::size_t parse_size(const std::string& key, const std::string& text) {
   const std::optional<long long> v = parse_number<long long>(text);
   if (!v || *v < 0)
-    throw std::invalid_argument("config key '" + key + "' needs a whole number >= 0, got '" + text +
-                                "'");
+    throw std::invalid_argument("config key '" + key + "' needs a whole number >= 0, got '" +
+                                printable(text) + "'");
   return static_cast<std::size_t>(*v);
 }
 
 float parse_float(const std::string& key, const std::string& text) {
   const std::optional<float> v = parse_number<float>(text);
   if (!v)
-    throw std::invalid_argument("config key '" + key + "' needs a number, got '" + text + "'");
+    throw std::invalid_argument("config key '" + key + "' needs a number, got '" + printable(text) +
+                                "'");
   // A value a float holds only as a subnormal (or not at all) would be trained as 0 (the
   // library flushes subnormals to 0) or lose its digits: say so rather than report "0" later.
   // Read as a double, which holds it, because a flushed float compares equal to 0.
@@ -99,8 +101,8 @@ float parse_float(const std::string& key, const std::string& text) {
 bool parse_bool(const std::string& key, const std::string& text) {
   if (text == "1" || text == "true" || text == "yes") return true;
   if (text == "0" || text == "false" || text == "no") return false;
-  throw std::invalid_argument("config key '" + key + "' needs 0/1 or true/false, got '" + text +
-                              "'");
+  throw std::invalid_argument("config key '" + key + "' needs 0/1 or true/false, got '" +
+                              printable(text) + "'");
 }
 
 }  // namespace

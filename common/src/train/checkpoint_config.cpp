@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "tfm/io/printable.hpp"
 #include "tfm/io/text_file.hpp"
 #include "tfm/train/checkpoint.hpp"
 
@@ -102,7 +103,7 @@ Config parse_checkpoint_config(const std::string& text, const std::string& name)
     if (line.empty() || line[0] == '#') continue;
     const auto eq = line.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw CheckpointError(where + "expected key=value, got '" + line + "'");
+      throw CheckpointError(where + "expected key=value, got '" + printable(line) + "'");
     const std::string key = line.substr(0, eq);
     try {
       config.set(key, line.substr(eq + 1));
