@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -143,6 +144,15 @@ TEST_CASE("npy: every unreadable file is an error naming the file and the proble
     const std::string path = dir.file("padded.npy");
     write_bytes(path, bytes + std::string(2, '\0'));
     CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("trailing bytes"));
+  }
+  SECTION("a huge file with a small header: refused before its values are read") {
+    // 64 GiB of holes (no disk used): reading it whole first would fail to allocate, or take
+    // minutes, before the header could say that six values were promised.
+    const std::string path = dir.file("huge.npy");
+    write_bytes(path, bytes);
+    std::filesystem::resize_file(path, std::uintmax_t{64} << 30);
+    CHECK_THROWS_WITH(load_npy_file(path), Contains(path) && Contains("68719476736 bytes") &&
+                                               Contains("trailing bytes"));
   }
   SECTION("a header without a shape") {
     const std::string path = dir.file("no_shape.npy");

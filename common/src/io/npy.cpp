@@ -1,5 +1,6 @@
 #include "tfm/io/npy.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -244,14 +245,24 @@ class HeaderParser {
 
 }  // namespace
 
-NpyArray parse_npy(const std::string& bytes, const std::string& path) {
-  const std::size_t file_size = bytes.size();
+namespace {
+
+// What a header says, checked against the size of the whole file: the array's shape, how many
+// values it holds and where they start.
+struct NpyLayout {
+  std::vector<std::size_t> shape;
+  std::size_t count = 1;
+  std::size_t data_offset = 0;
+};
+
+// `head` is the file's beginning, at least up to the end of its header (the whole file if it is
+// shorter); `file_size` is the size of the whole file. Everything is checked before a value is
+// read, so that a file whose header does not match its size costs no more than its header.
+NpyLayout read_layout(const std::string& head, std::size_t file_size, const std::string& path) {
   // Preamble: magic, version (1.0 has a 2-byte header length; 2.0 and 3.0 a 4-byte one).
-  if (file_size < kPreambleSize || bytes.compare(0, 6, kMagic, 6) != 0)
+  if (head.size() < kPreambleSize || head.compare(0, 6, kMagic, 6) != 0)
     throw error(path, "is not a .npy file (bad magic string)");
-  const auto byte = [&](std::size_t i) {
-    return std::size_t{static_cast<unsigned char>(bytes[i])};
-  };
+  const auto byte = [&](std::size_t i) { return std::size_t{static_cast<unsigned char>(head[i])}; };
   const std::size_t major = byte(6), minor = byte(7);
   if (major < 1 || major > 3 || minor != 0)  // numpy knows 1.0, 2.0 and 3.0 only
     throw error(
@@ -259,7 +270,7 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
   std::size_t header_len = byte(8) | (byte(9) << 8);
   std::size_t offset = kPreambleSize;
   if (major > 1) {
-    if (file_size < kPreambleSize + 2) throw error(path, "is truncated in its header");
+    if (head.size() < kPreambleSize + 2) throw error(path, "is truncated in its header");
     header_len |= (byte(10) << 16) | (byte(11) << 24);
     offset += 2;
   }
@@ -269,10 +280,10 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
                           std::to_string(kMaxHeaderSize) +
                           " bytes and a float32 array needs under 200, so this "
                           "file was written by neither NumPy nor this program");
-  if (offset + header_len > file_size) throw error(path, "is truncated in its header");
+  if (offset + header_len > head.size()) throw error(path, "is truncated in its header");
 
   // Header: a Python dict literal with the three keys NumPy always writes.
-  const NpyHeader header = HeaderParser(bytes.substr(offset, header_len), path).parse();
+  const NpyHeader header = HeaderParser(head.substr(offset, header_len), path).parse();
   if (header.descr != "<f4")
     throw error(path,
                 "holds dtype '" + printable(header.descr) + "', expected float32 ('<f4')" +
@@ -280,29 +291,41 @@ NpyArray parse_npy(const std::string& bytes, const std::string& path) {
   if (header.fortran_order)
     throw error(path, "is in Fortran order; only C order is read (numpy.ascontiguousarray)");
 
-  NpyArray array;
-  std::size_t count = 1;
+  NpyLayout layout;
   for (const std::size_t extent : header.shape) {
-    if (extent != 0 && count > std::numeric_limits<std::size_t>::max() / sizeof(float) / extent)
+    if (extent != 0 &&
+        layout.count > std::numeric_limits<std::size_t>::max() / sizeof(float) / extent)
       throw error(path, "declares an impossibly large shape " + shape_tuple(header.shape));
-    count *= extent;
+    layout.count *= extent;
   }
-  array.shape = header.shape;
+  layout.shape = header.shape;
+  layout.data_offset = offset + header_len;
 
   // The check xt::load_npy does not make: the file must hold exactly the values the shape needs.
   // (count * 4 cannot overflow, by the loop above; the sum could only for an absurd shape.)
-  const std::size_t data_bytes = count * sizeof(float);
-  if (data_bytes > std::numeric_limits<std::size_t>::max() - offset - header_len)
+  const std::size_t data_bytes = layout.count * sizeof(float);
+  if (data_bytes > std::numeric_limits<std::size_t>::max() - layout.data_offset)
     throw error(path, "declares an impossibly large shape " + shape_tuple(header.shape));
-  const std::size_t expected = offset + header_len + data_bytes;
+  const std::size_t expected = layout.data_offset + data_bytes;
   if (file_size != expected)
     throw error(
         path,
         "has " + std::to_string(file_size) + " bytes but its header (float32, shape " +
-            shape_tuple(array.shape) + ") needs " + std::to_string(expected) +
+            shape_tuple(layout.shape) + ") needs " + std::to_string(expected) +
             (file_size < expected ? ": the file is truncated" : ": the file has trailing bytes"));
-  array.values.resize(count);
-  if (count > 0) std::memcpy(array.values.data(), bytes.data() + offset + header_len, data_bytes);
+  return layout;
+}
+
+}  // namespace
+
+NpyArray parse_npy(const std::string& bytes, const std::string& path) {
+  const NpyLayout layout = read_layout(bytes, bytes.size(), path);
+  NpyArray array;
+  array.shape = layout.shape;
+  array.values.resize(layout.count);
+  if (layout.count > 0)
+    std::memcpy(array.values.data(), bytes.data() + layout.data_offset,
+                layout.count * sizeof(float));
   return array;
 }
 
@@ -315,12 +338,22 @@ NpyArray load_npy_file(const std::string& path) {
   if (!in) throw error(path, "cannot be opened (missing file?)");
   const std::streamoff size = in.tellg();
   if (size < 0) throw error(path, "could not be read");
+  const auto file_size = static_cast<std::size_t>(size);
   in.seekg(0);
-  // The whole file at once: the values are as many bytes as the file has, so this costs one
-  // tensor's size for a moment, and the header is checked against the real file size.
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  if (!in.read(bytes.data(), size)) throw error(path, "could not be read");
-  return parse_npy(bytes, path);
+  // The header first (it cannot be longer than this), checked against the file's size: a file of
+  // gigabytes whose header promises six values is refused before its values are read.
+  std::string head(std::min(file_size, kPreambleSize + 2 + kMaxHeaderSize), '\0');
+  if (!in.read(head.data(), static_cast<std::streamsize>(head.size())))
+    throw error(path, "could not be read");
+  const NpyLayout layout = read_layout(head, file_size, path);
+  NpyArray array;
+  array.shape = layout.shape;
+  array.values.resize(layout.count);
+  in.seekg(static_cast<std::streamoff>(layout.data_offset));
+  if (layout.count > 0 && !in.read(reinterpret_cast<char*>(array.values.data()),
+                                   static_cast<std::streamsize>(layout.count * sizeof(float))))
+    throw error(path, "could not be read (did it shrink while it was read?)");
+  return array;
 }
 
 std::string index_in_shape(const std::vector<std::size_t>& shape, std::size_t flat) {

@@ -42,12 +42,12 @@ void save_npy(const std::string& path, const float* data, const std::vector<std:
 
 /// Reads a `.npy` file of little-endian float32 in C order. Throws NpyError naming the file for a
 /// missing file, a bad magic string or header, another dtype, Fortran order, or a size that does
-/// not match the shape (a truncated file, or trailing bytes).
+/// not match the shape (a truncated file, or trailing bytes). The header is checked against the
+/// file's size before any value is read: a huge file with a small header costs only its header.
 NpyArray load_npy_file(const std::string& path);
 
 /// The reader of load_npy_file on bytes already in memory: `bytes` is a whole `.npy` file, `name`
-/// names it in the messages. For the fuzz target and the tests; load_npy_file reads the file and
-/// calls it.
+/// names it in the messages, which are those of load_npy_file. For the fuzz target and the tests.
 NpyArray parse_npy(const std::string& bytes, const std::string& name);
 
 /// Throws NpyError naming `name`, the first value that is NaN or infinite and its index (as
