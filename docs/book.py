@@ -16,6 +16,8 @@
     book.py try-it BIN RUNS PAGE...  runs every "Try it" exercise of the chapter pages with the
                                 programs in BIN; each must succeed and change the output of the
                                 chapter's own run (RUNS: the build's chapter_runs.txt)
+    book.py try-it --save DIR BIN RUNS PAGE...  the same, keeping what each exercise printed as
+                                DIR/chNN_try_K.txt, which the exercise's answer shows
 
 CONFIG is the book.json that CMake writes. Standard library only.
 """
@@ -890,20 +892,46 @@ TRY_IT_HEADING = re.compile(r"^##\s+Try it\b")
 TRY_IT_COMMAND = re.compile(r"`\./tutorial chapter (\d+)((?: [^`]*)?)`")
 
 
-def try_it_items(page):
-    """[(line number, text)] of every list item of a chapter page's "## Try it" section."""
-    items, inside = [], False
+ANSWER_OPEN = '<details class="tfm-answer"><summary>Answer</summary>'
+ANSWER_CLOSE = "</details>"
+
+
+def try_it_answers(page):
+    """[(line number, the item's text, its answer's text or None)] of every list item of a
+    chapter page's "## Try it" section. An item's answer is the fold under it, from a line
+    ANSWER_OPEN to a line ANSWER_CLOSE."""
+    items, inside, answer = [], False, None
     for n, line in enumerate(read(page).split("\n"), 1):
         if line.startswith("## "):
             inside = bool(TRY_IT_HEADING.match(line))
             continue
         if not inside:
             continue
-        if re.match(r"\s*(\d+\.|-)\s", line):
-            items.append([n, line])
+        if answer is not None:
+            if line.strip() == ANSWER_CLOSE:
+                items[-1][2], answer = " ".join(answer), None
+            else:
+                answer.append(line.strip())
+        elif items and line.strip() == ANSWER_OPEN:
+            answer = []
+        elif re.match(r"\s*(\d+\.|-)\s", line):
+            items.append([n, line, None])
         elif items and line.strip():
             items[-1][1] += " " + line.strip()
-    return items
+    return [tuple(item) for item in items]
+
+
+def try_it_items(page):
+    """[(line number, text)] of every list item of a chapter page's "## Try it" section, without
+    its answer."""
+    return [(n, text) for n, text, _ in try_it_answers(page)]
+
+
+def try_it_output_name(chapter, page, line):
+    """The output file of the exercise at `line` of a chapter page: chNN_try_K.txt, K its number
+    in the list."""
+    numbers = [n for n, _ in try_it_items(page)]
+    return "ch%02d_try_%d.txt" % (chapter, numbers.index(line) + 1)
 
 
 def try_it_commands(page):
@@ -926,10 +954,12 @@ def without_times(text):
                   text)
 
 
-def cmd_try_it(bin_dir, runs_file, pages):
+def cmd_try_it(bin_dir, runs_file, pages, save_dir=None):
     """Runs every exercise command of the pages' "Try it" sections: each must end without an
     error and print something else than the chapter's own run (its line in chapter_runs.txt),
-    or, if its item says so, stop with an error message."""
+    or, if its item says so, stop with an error message. With `save_dir`, what each printed
+    (its error message, for one that must stop) is kept there as chNN_try_K.txt, for the book's
+    answers."""
     import shlex
     import subprocess
     import tempfile
@@ -954,6 +984,9 @@ def cmd_try_it(bin_dir, runs_file, pages):
                 if chapter not in baseline:
                     baseline[chapter] = without_times(run(default_args).stdout)
                 result = run(args)
+            if save_dir:
+                write_if_changed(os.path.join(save_dir, try_it_output_name(chapter, page, line)),
+                                 result.stderr if expects_error else without_times(result.stdout))
             if expects_error:
                 # Refused with a message, the way every bad input is: exit code 1 or 2.
                 if result.returncode not in (1, 2) or "error" not in result.stderr:
@@ -977,7 +1010,10 @@ def cmd_try_it(bin_dir, runs_file, pages):
 
 def main(argv):
     if len(argv) >= 5 and argv[1] == "try-it":
-        cmd_try_it(argv[2], argv[3], argv[4:])
+        if argv[2] == "--save" and len(argv) >= 7:
+            cmd_try_it(argv[4], argv[5], argv[6:], save_dir=argv[3])
+        else:
+            cmd_try_it(argv[2], argv[3], argv[4:])
         return
     if len(argv) < 3 or argv[1] not in ("prepare", "filter", "finish", "check"):
         sys.exit(__doc__)

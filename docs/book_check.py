@@ -404,6 +404,28 @@ def rule_try_it(bk):
     return problems
 
 
+def rule_try_it_answered(bk):
+    """Every "Try it" exercise has an answer, in a fold under it; the answer of a
+    `./tutorial chapter N ...` exercise shows what that command printed (chNN_try_K, which the
+    book's build writes), so that its numbers come from the run."""
+    problems = []
+    for page in bk.reader_pages():
+        items = book.try_it_answers(page.source)
+        for k, (line, text, answer) in enumerate(items, 1):
+            where = "%s:%d" % (page.source, line)
+            if not answer:
+                problems.append("%s: the exercise has no answer (a fold %s ... %s under it)"
+                                % (where, book.ANSWER_OPEN, book.ANSWER_CLOSE))
+                continue
+            m = book.TRY_IT_COMMAND.search(text)
+            if m:
+                name = "ch%02d_try_%d" % (int(m.group(1)), k)
+                if not re.search(r"\\programoutput(?:folded)?\{%s\}" % name, answer):
+                    problems.append("%s: the answer does not show what the command printed: "
+                                    "add \\programoutputfolded{%s}" % (where, name))
+    return problems
+
+
 # ------------------------------------------------------------------------------------------------
 # Numbers: a page says only the numbers its run printed
 #
@@ -772,10 +794,10 @@ def rule_figures_fit_the_screen(bk):
 
 RULES = [rule_mathjax_copied, rule_output_as_text, rule_markup_and_links, rule_chapters_complete,
          rule_svg_view_box, rule_figures_fit, rule_output_lines, rule_no_author_notes,
-         rule_no_empty_sections, rule_try_it, rule_numbers_from_the_run, rule_markers_quoted,
-         rule_no_placeholder_pages, rule_tables_as_tables, rule_lists_after_whole_sentences,
-         rule_side_by_side_code_fits, rule_reader_pages_navigable, rule_local_links_exist,
-         rule_figures_fit_the_screen]
+         rule_no_empty_sections, rule_try_it, rule_try_it_answered, rule_numbers_from_the_run,
+         rule_markers_quoted, rule_no_placeholder_pages, rule_tables_as_tables,
+         rule_lists_after_whole_sentences, rule_side_by_side_code_fits,
+         rule_reader_pages_navigable, rule_local_links_exist, rule_figures_fit_the_screen]
 
 
 def check(cfg, rules=None):

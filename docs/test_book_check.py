@@ -29,8 +29,19 @@ One line.
 ## Try it
 
 1. `./tutorial chapter 1 --preset tiny`: the sizes shrink.
+   <details class="tfm-answer"><summary>Answer</summary>
+   Every size is smaller.
+   \programoutputfolded{ch01_try_1}
+   </details>
 2. `./tutorial chapter 1 --set n_heads=1`: one head.
+   <details class="tfm-answer"><summary>Answer</summary>
+   The error names the sizes.
+   \programoutputfolded{ch01_try_2}
+   </details>
 3. `./tutorial chapter 1 --set d_model=8`: a narrow model.
+   <details class="tfm-answer"><summary>Answer</summary>
+   \programoutputfolded{ch01_try_3}
+   </details>
 """
 
 SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="200" viewBox="0 0 400 200" '
@@ -282,6 +293,22 @@ class BookCheck(unittest.TestCase):
                    SVG.replace('height="200" viewBox="0 0 400 200"',
                                'height="1000" viewBox="0 0 400 1000"'))
         self.assert_fails("figure.svg is 1000 px tall at 1280 x 900")
+
+    def test_an_exercise_without_an_answer(self):
+        self.write(self.page, PAGE + "4. `./build/bin/ch01_example --long`: a long run.\n")
+        self.assert_fails("README.md:%d: the exercise has no answer" % (PAGE.count("\n") + 1))
+
+    def test_an_answer_without_the_commands_output(self):
+        self.write(self.page, PAGE.replace("\\programoutputfolded{ch01_try_2}", "(none)"))
+        self.assert_fails("the answer does not show what the command printed: add "
+                          "\\programoutputfolded{ch01_try_2}")
+
+    def test_an_answer_is_not_part_of_the_exercise(self):
+        items = book.try_it_answers(self.page)
+        self.assertEqual([text.endswith(".") and "<details" not in text for _, text, _ in items],
+                         [True] * 3)
+        self.assertIn("The error names the sizes.", items[1][2])
+        self.assertEqual([e for _, _, _, e in book.try_it_commands(self.page)], [False] * 3)
 
     def test_try_it_commands_are_read_from_the_page(self):
         self.assertEqual([(c, a) for c, a, _, _ in book.try_it_commands(self.page)],
