@@ -986,7 +986,7 @@ def cmd_try_it(bin_dir, runs_file, pages, save_dir=None):
                 result = run(args)
             if save_dir:
                 write_if_changed(os.path.join(save_dir, try_it_output_name(chapter, page, line)),
-                                 result.stderr if expects_error else without_times(result.stdout))
+                                 result.stderr if expects_error else result.stdout)
             if expects_error:
                 # Refused with a message, the way every bad input is: exit code 1 or 2.
                 if result.returncode not in (1, 2) or "error" not in result.stderr:

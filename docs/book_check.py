@@ -405,11 +405,12 @@ def rule_try_it(bk):
 
 
 def rule_try_it_answered(bk):
-    """Every "Try it" exercise has an answer, in a fold under it; the answer of a
+    """Every "Try it" exercise of a chapter has an answer, in a fold under it; the answer of a
     `./tutorial chapter N ...` exercise shows what that command printed (chNN_try_K, which the
     book's build writes), so that its numbers come from the run."""
     problems = []
-    for page in bk.reader_pages():
+    for _, name, _ in bk.chapters:
+        page = bk.pages[name]
         items = book.try_it_answers(page.source)
         for k, (line, text, answer) in enumerate(items, 1):
             where = "%s:%d" % (page.source, line)

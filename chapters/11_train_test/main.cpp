@@ -17,7 +17,9 @@
 #include "tfm/decode/decoding.hpp"
 #include "tfm/decode/evaluation.hpp"
 #include "tfm/decode/report.hpp"
+#include "tfm/io/chapter_helpers.hpp"
 #include "tfm/io/command_line.hpp"
+#include "tfm/io/format.hpp"
 #include "tfm/train/copy_task.hpp"
 #include "tfm/train/training_run.hpp"
 #include "tfm/train/translation_task.hpp"
@@ -134,6 +136,7 @@ int main(int argc, char** argv) {
               << (beam == 1 ? std::string("greedy decoding")
                             : "beam search, K = " + std::to_string(beam))
               << ", key/value cache):\n";
+    const tfm::Clock::time_point testing_started = tfm::Clock::now();
     std::string results =
         vowels ? results_text(tfm::evaluate_vowels(model, *vowels, o.eval_windows, beam))
                : results_text(tfm::evaluate_sequences(model, *task, beam));
@@ -142,6 +145,9 @@ int main(int argc, char** argv) {
           "\n" + tfm::test_corpus_results_text(
                      tfm::evaluate_vowels_on(model, *vowels, *test_text, o.eval_windows, beam),
                      std::filesystem::path(o.test_corpus).filename().string());
+    // Decoding is the cost a beam multiplies: the time of the tests above, every text included.
+    results += tfm::format("\ntested in %.1f s (%s)\n", tfm::seconds_since(testing_started),
+                           beam == 1 ? "greedy" : ("beam " + std::to_string(beam)).c_str());
     std::cout << "\n" << results;
     run.write_results(trained + "\n" + results, std::cout);  // the chapter's page includes it
 
