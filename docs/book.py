@@ -511,10 +511,12 @@ def chapter_pages(cfg):
     return pages
 
 
-# The reading order after the chapters: the projects, then the appendix. A reader page that is not
+# The reading order after the chapters: the exercises and the PyTorch map, the projects, then the
+# appendix. A reader page that is not
 # listed here (a page added later) follows them, in the order of its title; the main page and the
 # search page are not in the sequence.
-PAGES_AFTER_CHAPTERS = ["project_pronounce", "project_translate", "lab", "machine"]
+PAGES_AFTER_CHAPTERS = ["exercises", "pytorch", "project_pronounce", "project_translate", "lab",
+                        "machine"]
 OUTSIDE_THE_SEQUENCE = ("index.html", "book_search.html")
 
 
