@@ -27,10 +27,13 @@ std::string thousands(double value) {
   return digits;
 }
 
-// Fraction done, from the step budget or the time budget, whichever is further along.
+// Fraction of this run done, from the step budget or the time budget, whichever is further along.
+// A resumed run counts from its first step: the time per step it measures is its own.
 double fraction_done(const TrainingProgress& p) {
   double f = 0.0;
-  if (p.total_steps > 0) f = static_cast<double>(p.step) / static_cast<double>(p.total_steps);
+  if (p.total_steps > p.first_step)
+    f = static_cast<double>(p.step - p.first_step) /
+        static_cast<double>(p.total_steps - p.first_step);
   if (p.total_seconds > 0) f = std::max(f, p.elapsed_seconds / p.total_seconds);
   return std::clamp(f, 0.0, 1.0);
 }

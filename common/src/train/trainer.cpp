@@ -83,11 +83,15 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
   CrossEntropy loss_fn(kPadId, options.label_smoothing);
   ProgressBar bar(out, interactive);
   TrainingHistory history;
+  // The progress line counts the model's steps, as the held-out losses and the loss curve do: a
+  // run resumed after step 1000 shows step 1001 first.
   TrainingProgress progress;
-  progress.total_steps = options.max_steps;
+  progress.first_step = optimizer.steps_taken();
+  progress.total_steps = options.max_steps > 0 ? progress.first_step + options.max_steps : 0;
   progress.total_seconds = options.max_seconds;
 
-  // Only the first step narrates its shapes; evaluation and the other steps run silently.
+  // Only the model's first step narrates its shapes (not again on a resume); evaluation and the
+  // other steps run silently.
   const bool narrate = options.trace_first_step && trace::enabled();
   trace::Enable quiet(false);
   const auto start = std::chrono::steady_clock::now();
@@ -99,14 +103,14 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
       break;
     }
     const std::size_t step = optimizer.steps_taken() + 1;
-    trace::Enable trace(narrate && done == 0);
+    trace::Enable trace(narrate && step == 1);
     const Batch batch = training_batch(step - 1);  // batch 0 for step 1, also after a resume
     const float loss = train_step(model, params, optimizer, loss_fn, batch, options);
 
     history.steps.push_back(step);
     history.train_loss.push_back(loss);
     history.tokens += loss_fn.counted_tokens();
-    progress.step = done + 1;
+    progress.step = step;
     progress.loss = loss;
     progress.learning_rate = options.schedule.at(step);
     progress.elapsed_seconds = seconds_since(start);

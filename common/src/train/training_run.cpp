@@ -21,8 +21,9 @@ namespace tfm {
 void RunOptions::declare(CommandLine& cli, const Declared& declared) {
   cli.config_options(
          "", "override one hyper-parameter (see ch01_params --help); default: " + declared.model)
-      .option("--steps", "N", "train for N steps (default: " + declared.steps + ")")
-      .option("--minutes", "M", "train for at most M minutes")
+      .option("--steps", "N",
+              "train for N steps; after --load, N more steps (default: " + declared.steps + ")")
+      .option("--minutes", "M", "train for at most M minutes (after --load, M more minutes)")
       .option("--seed", "N",
               "seed of the weights, the dropout masks and the batches (default: 1, or the "
               "checkpoint's)")
@@ -172,8 +173,8 @@ std::string TrainingRun::train(std::ostream& out) {
   training.checkpoint = periodic_checkpoints(o.save, header_, params_, optimizer_);
   if (training.max_steps == 0 && training.max_seconds <= 0) return "";
 
-  out << "learning rate: " << training.schedule.describe()
-      << "\n\nThe first training step, traced:\n";
+  out << "learning rate: " << training.schedule.describe() << "\n";
+  if (optimizer_.steps_taken() == 0) out << "\nThe first training step, traced:\n";
   trace::Enable trace;
   // The batch size is the model's: the task's default, or as --preset / --set chose.
   const auto batch = [&](std::size_t index) {

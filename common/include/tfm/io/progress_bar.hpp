@@ -11,8 +11,9 @@ namespace tfm {
 
 /// What the bar shows after each step.
 struct TrainingProgress {
-  std::size_t step = 0;            ///< steps done
-  std::size_t total_steps = 0;     ///< the step budget (0 if only a time budget is set)
+  std::size_t step = 0;            ///< steps done, counted from the first step of the model
+  std::size_t first_step = 0;      ///< steps done before this run (a resumed checkpoint's)
+  std::size_t total_steps = 0;     ///< the step the budget ends at (0 if only a time budget)
   double total_seconds = 0.0;      ///< the time budget in seconds (0 if none)
   double loss = 0.0;               ///< the last step's training loss
   double learning_rate = 0.0;      ///< the rate the last step used
