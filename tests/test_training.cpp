@@ -378,12 +378,17 @@ TEST_CASE("training: the held-out loss is recorded at the eval interval and at t
   CHECK(log.find("step 7/7") != std::string::npos);
   CHECK(log.find('\r') == std::string::npos);
 
-  // An interval that divides the budget evaluates once at the end, not twice.
+  // Resumed (the same optimizer, after step 7): the evaluations fall on the model's steps that
+  // are multiples of the interval, as in one straight run, and the end is added.
   options.max_steps = 6;
-  CHECK(run.run(options).eval_steps == std::vector<std::size_t>{10, 13});
+  CHECK(run.run(options).eval_steps == std::vector<std::size_t>{9, 12, 13});
+  CHECK(run.progress.str().find("step 13/13") != std::string::npos);
+  // A run that ends on a multiple evaluates there once, not twice.
+  options.max_steps = 5;
+  CHECK(run.run(options).eval_steps == std::vector<std::size_t>{15, 18});
   // Interval 0: only at the end. No held-out batches: never.
   options.eval_every = 0;
-  CHECK(run.run(options).eval_steps == std::vector<std::size_t>{19});
+  CHECK(run.run(options).eval_steps == std::vector<std::size_t>{23});
   run.held_out.clear();
   options.eval_every = 2;
   const TrainingHistory without = run.run(options);
