@@ -512,9 +512,8 @@ def chapter_pages(cfg):
 
 
 # The reading order after the chapters: the exercises and the PyTorch map, the projects, then the
-# appendix. A reader page that is not
-# listed here (a page added later) follows them, in the order of its title; the main page and the
-# search page are not in the sequence.
+# appendix. A reader page that is not listed here (a page added later) follows them, in the order
+# of its title; the main page and the search page are not in the sequence.
 PAGES_AFTER_CHAPTERS = ["exercises", "pytorch", "project_pronounce", "project_translate", "lab",
                         "machine"]
 OUTSIDE_THE_SEQUENCE = ("index.html", "book_search.html")
@@ -929,11 +928,10 @@ def try_it_items(page):
     return [(n, text) for n, text, _ in try_it_answers(page)]
 
 
-def try_it_output_name(chapter, page, line):
-    """The output file of the exercise at `line` of a chapter page: chNN_try_K.txt, K its number
-    in the list."""
-    numbers = [n for n, _ in try_it_items(page)]
-    return "ch%02d_try_%d.txt" % (chapter, numbers.index(line) + 1)
+def try_it_output_stem(chapter, number):
+    """The name of what exercise `number` (counted from 1 in its list) of a chapter's "Try it"
+    printed, without ".txt": chNN_try_K. The book's build writes it, the answer shows it."""
+    return "ch%02d_try_%d" % (chapter, number)
 
 
 def try_it_commands(page):
@@ -972,6 +970,7 @@ def cmd_try_it(bin_dir, runs_file, pages, save_dir=None):
             defaults[int(exe[2:4])] = (exe, args)
     failures, count, baseline = [], 0, {}
     for page in pages:
+        number_of = {n: k for k, (n, _) in enumerate(try_it_items(page), 1)}
         for chapter, args, line, expects_error in try_it_commands(page):
             count += 1
             where = "%s:%d: ./tutorial chapter %d %s" % (page, line, chapter, " ".join(args))
@@ -987,7 +986,8 @@ def cmd_try_it(bin_dir, runs_file, pages, save_dir=None):
                     baseline[chapter] = without_times(run(default_args).stdout)
                 result = run(args)
             if save_dir:
-                write_if_changed(os.path.join(save_dir, try_it_output_name(chapter, page, line)),
+                stem = try_it_output_stem(chapter, number_of[line])
+                write_if_changed(os.path.join(save_dir, stem + ".txt"),
                                  result.stderr if expects_error else result.stdout)
             if expects_error:
                 # Refused with a message, the way every bad input is: exit code 1 or 2.

@@ -420,7 +420,7 @@ def rule_try_it_answered(bk):
                 continue
             m = book.TRY_IT_COMMAND.search(text)
             if m:
-                name = "ch%02d_try_%d" % (int(m.group(1)), k)
+                name = book.try_it_output_stem(int(m.group(1)), k)
                 if not re.search(r"\\programoutput(?:folded)?\{%s\}" % name, answer):
                     problems.append("%s: the answer does not show what the command printed: "
                                     "add \\programoutputfolded{%s}" % (where, name))

@@ -316,13 +316,19 @@ NpyLayout read_layout(const std::string& head, std::size_t file_size, const std:
   return layout;
 }
 
+// The array a layout describes, its values still to be filled.
+NpyArray array_for(const NpyLayout& layout) {
+  NpyArray array;
+  array.shape = layout.shape;
+  array.values.resize(layout.count);
+  return array;
+}
+
 }  // namespace
 
 NpyArray parse_npy(const std::string& bytes, const std::string& path) {
   const NpyLayout layout = read_layout(bytes, bytes.size(), path);
-  NpyArray array;
-  array.shape = layout.shape;
-  array.values.resize(layout.count);
+  NpyArray array = array_for(layout);
   if (layout.count > 0)
     std::memcpy(array.values.data(), bytes.data() + layout.data_offset,
                 layout.count * sizeof(float));
@@ -346,9 +352,7 @@ NpyArray load_npy_file(const std::string& path) {
   if (!in.read(head.data(), static_cast<std::streamsize>(head.size())))
     throw error(path, "could not be read");
   const NpyLayout layout = read_layout(head, file_size, path);
-  NpyArray array;
-  array.shape = layout.shape;
-  array.values.resize(layout.count);
+  NpyArray array = array_for(layout);
   in.seekg(static_cast<std::streamoff>(layout.data_offset));
   if (layout.count > 0 && !in.read(reinterpret_cast<char*>(array.values.data()),
                                    static_cast<std::streamsize>(layout.count * sizeof(float))))
