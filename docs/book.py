@@ -5,7 +5,9 @@
                                 (long traces folded), the figures drawn from a chapter's printed
                                 output, and the "In the book" note of every class a chapter
                                 names
-    book.py filter CONFIG PAGE  Doxygen's filter of every page: the file name above each snippet
+    book.py filter CONFIG PAGE  Doxygen's filter of every page: the page's forge Markdown turned
+                                into Doxygen's markup (book_forge.py), and the file name above
+                                each snippet
     book.py finish CONFIG       after Doxygen: previous/next links on every reader page, every SVG figure shown as an
                                 image that scales to the column, MathJax quiet (and only where a
                                 page has a formula), the chapters under "Related Pages", snippet
@@ -18,6 +20,11 @@
                                 chapter's own run (RUNS: the build's chapter_runs.txt)
     book.py try-it --save DIR BIN RUNS PAGE...  the same, keeping what each exercise printed as
                                 DIR/chNN_try_K.txt, which the exercise's answer shows
+    book.py sync-snippets PAGE...  rewrites the code under every <!-- snippet FILE [TAG] --> of
+                                the pages from the source between its markers
+    book.py sync-snippets --check PAGE...  fails (exit 1) when such code differs from its source,
+                                or a page holds Doxygen markup the forge shows as is (ctest
+                                book.snippets_in_step; no build needed)
 
 CONFIG is the book.json that CMake writes. Standard library only.
 """
@@ -29,6 +36,7 @@ import shutil
 import sys
 from html.parser import HTMLParser
 
+import book_forge
 import book_tables
 
 # ------------------------------------------------------------------------------------------------
@@ -73,9 +81,10 @@ def reader_pages(cfg):
                 continue
             with open(f, encoding="utf-8") as fh:
                 first = fh.readline()
-            m = re.search(r"\{#(\w+)\}\s*$", first)
+            m = re.search(r"(?:\{#(\w+)\}|<a id=\"(\w+)\"></a>)\s*$", first)
             if m:
-                name = "index.html" if m.group(1) == "mainpage" else m.group(1) + ".html"
+                label = m.group(1) or m.group(2)
+                name = "index.html" if label == "mainpage" else label + ".html"
                 pages[name] = f
     return pages
 
@@ -84,7 +93,7 @@ def chapter_title(page_path):
     """'Chapter 05: Scaled dot-product attention' from the page's first line."""
     with open(page_path, encoding="utf-8") as f:
         first = f.readline()
-    m = re.match(r"#\s*(Chapter \d\d: .*?)\s*\{#ch\d\d\}", first)
+    m = re.match(r"#\s*(Chapter \d\d: .*?)\s*(?:\{#ch\d\d\}|<a id=\"ch\d\d\"></a>)", first)
     return m.group(1) if m else first.strip("# \n")
 
 
@@ -378,8 +387,9 @@ def resolve_example(cfg, name):
     return found[0] if len(found) == 1 else None
 
 
-# A marker `// [tag]` on a line of its own opens and then closes the code a page quotes.
-MARKER = re.compile(r"^\s*// \[([^\]]+)\]\s*$")
+# A marker `// [tag]` (`# [tag]` in Python) on a line of its own opens and then closes the code a
+# page quotes.
+MARKER = book_forge.MARKER
 
 
 def markers(path):
@@ -400,9 +410,15 @@ def snippet_lines(path, tag):
     return marks[0] + 1, marks[1] - 1
 
 
+def doxygen_text(page, cfg=None):
+    """A page's text as Doxygen reads it: its forge Markdown turned into Doxygen's markup, one
+    line for one line (book_forge.py)."""
+    return book_forge.to_doxygen(read(page), page, cfg["source_dir"] if cfg else None)
+
+
 def cmd_filter(cfg, page):
     out = []
-    for line in read(page).split("\n"):
+    for line in doxygen_text(page, cfg).split("\n"):
         m = SNIPPET.match(line)
         if m:
             indent, name, tag = m.groups()
@@ -902,7 +918,7 @@ def try_it_answers(page):
     chapter page's "## Try it" section. An item's answer is the fold under it, from a line
     ANSWER_OPEN to a line ANSWER_CLOSE."""
     items, inside, answer = [], False, None
-    for n, line in enumerate(read(page).split("\n"), 1):
+    for n, line in enumerate(doxygen_text(page).split("\n"), 1):
         if line.startswith("## "):
             inside = bool(TRY_IT_HEADING.match(line))
             continue
@@ -1010,7 +1026,30 @@ def cmd_try_it(bin_dir, runs_file, pages, save_dir=None):
     print("%d exercises run and change the output" % count)
 
 
+def cmd_sync_snippets(args):
+    check = args[:1] == ["--check"]
+    pages = args[1:] if check else args
+    if check:
+        problems = book_forge.check_pages(pages)
+        if problems:
+            sys.stderr.write("%d problems in the pages' sources:\n  %s\n"
+                             % (len(problems), "\n  ".join(problems)))
+            sys.exit(1)
+        print("%d pages: every quoted code equals its source, no Doxygen markup shown as is"
+              % len(pages))
+        return
+    problems = []
+    for page in pages:
+        problems += book_forge.sync_page(page)
+    if problems:
+        sys.stderr.write("\n".join(problems) + "\n")
+        sys.exit(1)
+
+
 def main(argv):
+    if len(argv) >= 3 and argv[1] == "sync-snippets":
+        cmd_sync_snippets(argv[2:])
+        return
     if len(argv) >= 5 and argv[1] == "try-it":
         if argv[2] == "--save" and len(argv) >= 7:
             cmd_try_it(argv[4], argv[5], argv[6:], save_dir=argv[3])

@@ -173,7 +173,7 @@ def rule_output_as_text(bk):
     """Program output is plain text, never highlighted as code."""
     problems = []
     for page in bk.reader_pages():
-        for n, line in enumerate(book.read(page.source).split("\n"), 1):
+        for n, line in enumerate(book.doxygen_text(page.source, bk.cfg).split("\n"), 1):
             m = re.search(r"\\(include|includelineno|verbinclude|snippet)\s+(\S+\.txt)\b", line)
             if m and m.group(2) in bk.outputs:
                 problems.append("%s:%d: \\%s %s shows program output as code; write "
@@ -499,7 +499,7 @@ def rounds_to(value, decimals, printed):
 def code_files_of(bk, page):
     """The files whose literals count as the page's constants: the ones it quotes, and the
     source, test and script files it names."""
-    source = book.read(page.source)
+    source = book.doxygen_text(page.source, bk.cfg)
     files = set()
     for m in re.finditer(r"\\(?:snippet|include)\S*\s+(\S+)", source):
         path = book.resolve_example(bk.cfg, m.group(1))
@@ -569,7 +569,7 @@ def rule_markers_quoted(bk):
     leftover that tells the reader of the code nothing."""
     quoted = set()
     for source in bk.readers.values():
-        for line in book.read(source).split("\n"):
+        for line in book.doxygen_text(source, bk.cfg).split("\n"):
             m = book.SNIPPET.match(line)
             path = m and book.resolve_example(bk.cfg, m.group(2))
             if path:
