@@ -378,8 +378,9 @@ def resolve_example(cfg, name):
     return found[0] if len(found) == 1 else None
 
 
-# A marker `// [tag]` on a line of its own opens and then closes the code a page quotes.
-MARKER = re.compile(r"^\s*// \[([^\]]+)\]\s*$")
+# A marker `// [tag]` (C++) or `# [tag]` (Python) on a line of its own opens and then closes the
+# code a page quotes.
+MARKER = re.compile(r"^\s*(?://|#) \[([^\]]+)\]\s*$")
 
 
 def markers(path):
