@@ -41,9 +41,11 @@ SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # code a page quotes.
 MARKER = re.compile(r"^\s*(?://|#) \[([^\]]+)\]\s*$")
 
-# The folders of Doxygen's example path (docs/CMakeLists.txt's example_roots, without the book's
-# output directory: a page quotes no output as code).
-EXAMPLE_DIRS = ["common/include", "common/src", "chapters", "projects", "experiments", "tests"]
+# The folders of Doxygen's example path, without the book's output directory (a page quotes no
+# output as code): docs/example_dirs.txt, which docs/CMakeLists.txt reads too.
+EXAMPLE_DIRS = [line.strip() for line in open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                           "example_dirs.txt"), encoding="utf-8")
+                if line.strip() and not line.startswith("#")]
 
 
 def read(path):

@@ -33,4 +33,10 @@ steps=$(sed -n 's/^steps=//p' stopped/optimizer/state.txt)
 diff -r resumed/parameters straight/parameters >/dev/null ||
   fail "resumed after $steps steps, the weights differ from a run that was never stopped"
 diff -r resumed/optimizer straight/optimizer >/dev/null || fail "the optimizer state differs"
-echo "stopped after $steps steps by SIGINT; saved; resumed for 3 steps: bit for bit the same as $((steps + 3)) steps in one go"
+# The loss curve of the pieces is the curve of the run in one go (the checkpoint keeps it).
+history=files/loss_history.tsv
+grep '^train' "resumed/$history" >resumed.losses || fail "resumed/$history has no training losses"
+grep '^train' "straight/$history" >straight.losses || fail "straight/$history has no training losses"
+diff resumed.losses straight.losses >/dev/null ||
+  fail "the resumed run's loss history differs from the run in one go: $(diff resumed.losses straight.losses | head -4)"
+echo "stopped after $steps steps by SIGINT; saved; resumed for 3 steps: bit for bit the same as $((steps + 3)) steps in one go, loss history included"

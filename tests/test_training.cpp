@@ -404,9 +404,10 @@ TEST_CASE(
   std::vector<std::size_t> saved_at;
   TrainingOptions options = steps_at(7, 1e-3f);
   options.checkpoint_every = 3;
-  options.checkpoint = [&](std::size_t step) {
+  options.checkpoint = [&](std::size_t step, const TrainingHistory& so_far) {
     saved_at.push_back(step);
     CHECK(run.optimizer.steps_taken() == step);  // called after the step's update
+    CHECK(so_far.steps.back() == step);          // with the losses up to this step
     return "saved step " + std::to_string(step);
   };
   run.run(options);

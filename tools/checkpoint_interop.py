@@ -65,7 +65,7 @@ DEFAULTS = {
     "attention_bias": True, "linear_bias": True, "shared_embedding": False,
     "scaled_embedding_init": False, "max_len": 512, "src_len": 8, "tgt_len": 8,
     "batch_size": 4, "learning_rate": 1e-3, "warmup_steps": 0, "label_smoothing": 0.0,
-    "clip_norm": 1.0,
+    "clip_norm": 1.0, "seed": 1,
 }
 # The keys that define the network; a checkpoint must have them all (the C++ reader agrees).
 MODEL_KEYS = ["src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "n_encoder_layers",

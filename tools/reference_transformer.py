@@ -16,6 +16,19 @@ from torch import nn
 PAD_ID = 0
 
 
+# [pytorch attention]
+def scaled_dot_product_attention(q, k, v, mask=None):
+    """q [B, H, Lq, d_k], k [B, H, Lk, d_k], v [B, H, Lk, d_v], mask [B, Lq, Lk] (1 = may attend)
+    -> (context [B, H, Lq, d_v], weights [B, H, Lq, Lk])."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:  # one mask, shared by the heads
+        scores = scores.masked_fill(mask.unsqueeze(1) == 0, -1e9)
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ v, weights
+# [pytorch attention]
+
+
+# [pytorch multi-head attention]
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model, n_heads, bias):
         super().__init__()
@@ -35,15 +48,13 @@ class MultiHeadAttention(nn.Module):
         q = self.split(self.w_q(query_input))
         k = self.split(self.w_k(memory))
         v = self.split(self.w_v(memory))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.d_k)
-        if mask is not None:  # mask [B, Lq, Lk], shared by the heads
-            scores = scores.masked_fill(mask.unsqueeze(1) == 0, -1e9)
-        self.weights = torch.softmax(scores, dim=-1)
-        context = self.weights @ v
-        b, _, length, _ = context.shape
+        context, self.weights = scaled_dot_product_attention(q, k, v, mask)
+        b, _, length, _ = context.shape  # join the heads: [B, H, L, d_k] -> [B, L, d]
         return self.w_o(context.transpose(1, 2).contiguous().view(b, length, -1))
+# [pytorch multi-head attention]
 
 
+# [pytorch feed-forward]
 class FeedForward(nn.Module):
     def __init__(self, d_model, d_ff, bias, dropout):
         super().__init__()
@@ -53,8 +64,10 @@ class FeedForward(nn.Module):
 
     def forward(self, x):
         return self.linear2(self.dropout(torch.relu(self.linear1(x))))
+# [pytorch feed-forward]
 
 
+# [pytorch layers]
 class AddNorm(nn.Module):
     """LayerNorm(x + Dropout(sublayer_output)); its parameters are the norm's (weight, bias)."""
 
@@ -96,6 +109,7 @@ class DecoderLayer(nn.Module):
         x = self.norm1(x, self.self_attn(x, x, self_mask))
         x = self.norm2(x, self.cross_attn(x, memory, cross_mask))
         return self.norm3(x, self.ffn(x))
+# [pytorch layers]
 
 
 class Stack(nn.Module):
@@ -140,6 +154,19 @@ class ReferenceTransformer(nn.Module):
         self.register_buffer("pe", positional_encoding(c["max_len"], d), persistent=False)
         self.dropout = nn.Dropout(c["dropout"])
 
+    # [pytorch stacks]
+    def encode(self, x, src_mask):  # the embedded source [B, S, d] -> memory [B, S, d]
+        for layer in self.encoder.layers:
+            x = layer(x, src_mask)
+        return x
+
+    def decode(self, y, memory, tgt_mask, cross_mask):  # [B, T, d], [B, S, d] -> [B, T, d]
+        for layer in self.decoder.layers:
+            y = layer(y, memory, tgt_mask, cross_mask)
+        return y
+    # [pytorch stacks]
+
+    # [pytorch transformer]
     def embed(self, table, ids):
         x = table(ids) * math.sqrt(self.c["d_model"]) + self.pe[: ids.shape[1]].to(table.weight.dtype)
         return self.dropout(x)
@@ -148,11 +175,7 @@ class ReferenceTransformer(nn.Module):
         src_table = self.embedding if self.c["shared_embedding"] else self.src_embedding
         tgt_table = self.embedding if self.c["shared_embedding"] else self.tgt_embedding
         src_mask, tgt_mask, cross_mask = make_masks(src, tgt_in)
-        x = self.embed(src_table, src)
-        for layer in self.encoder.layers:
-            x = layer(x, src_mask)
-        memory = x
-        y = self.embed(tgt_table, tgt_in)
-        for layer in self.decoder.layers:
-            y = layer(y, memory, tgt_mask, cross_mask)
+        memory = self.encode(self.embed(src_table, src), src_mask)
+        y = self.decode(self.embed(tgt_table, tgt_in), memory, tgt_mask, cross_mask)
         return self.generator(y)
+    # [pytorch transformer]

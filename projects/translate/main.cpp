@@ -19,6 +19,7 @@
 #include "tfm/io/text_file.hpp"
 #include "tfm/model/memory_estimate.hpp"
 #include "tfm/train/checkpoint.hpp"
+#include "tfm/train/loss_history.hpp"
 #include "tfm/train/saving.hpp"
 #include "tfm/train/stop_request.hpp"
 #include "tfm/train/trainer.hpp"
@@ -364,6 +365,7 @@ int main(int argc, char** argv) {
                                   {kDirectionFile, direction_file_text(o.direction)}}};
     header.run =
         saved && !o.run.load.empty() && !saved->run.empty() ? saved->run : tfm::new_run_id();
+    if (saved && !o.run.load.empty()) tfm::keep_loss_history(*saved, o.run.load, header, std::cout);
     training.checkpoint_every = o.run.save_every;
     training.checkpoint = tfm::periodic_checkpoints(o.run.save, header, params, optimizer);
     std::string trained;
@@ -385,11 +387,12 @@ int main(int argc, char** argv) {
       std::cout << trained;
     }
     // The save comes first: no optional output below can cost the model.
-    tfm::save_trained_model("translate", o.run.save, history.stopped, header, params,
+    tfm::save_trained_model("translate", o.run.save, history, header, params,
                             o.run.average.empty() ? &optimizer : nullptr, std::cout);
     stop_on_signal.reset();
     if (!history.steps.empty() && tfm::write_side_output([&] {
-          tfm::write_loss_curve_svg("loss_curve_translate.svg", history,
+          tfm::write_loss_curve_svg("loss_curve_translate.svg",
+                                    tfm::joined(tfm::saved_loss_history(header), history),
                                     "Cross-entropy while training (translate)");
         }))
       std::cout << "wrote loss_curve_translate.svg\n";

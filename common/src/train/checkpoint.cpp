@@ -386,7 +386,13 @@ void load_averaged_parameters(const std::vector<std::string>& dirs, const Parame
             throw refuse(key + " is " + first.config.get(key) + " in one and " +
                          header.config.get(key) + " in the other");
     }
-    if (header.files != first.files)
+    // Two snapshots of one run differ in their loss history (it grows with the run), not in the
+    // files that say how to read text.
+    const auto without_history = [](std::map<std::string, std::string> files) {
+      files.erase(kLossHistoryFile);
+      return files;
+    };
+    if (without_history(header.files) != without_history(first.files))
       throw CheckpointError("cannot average '" + dirs.front() + "' and '" + dir +
                             "': their extra files differ");
     std::vector<NpyArray> arrays;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <ostream>
 
+#include "tfm/train/loss_history.hpp"
+
 namespace tfm {
 
 namespace {
@@ -23,15 +25,14 @@ bool is_directory(const std::string& path) {
 
 }  // namespace
 
-std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,
-                                                                  const CheckpointHeader& header,
-                                                                  const ParameterList& params,
-                                                                  const Adam& optimizer) {
-  return
-      [prefix = without_trailing_slashes(prefix), header, &params, &optimizer](std::size_t step) {
+std::function<std::string(std::size_t step, const TrainingHistory& so_far)> periodic_checkpoints(
+    const std::string& prefix, const CheckpointHeader& header, const ParameterList& params,
+    const Adam& optimizer) {
+  return [prefix = without_trailing_slashes(prefix), header, &params, &optimizer](
+             std::size_t step, const TrainingHistory& so_far) {
         const std::string dir = prefix + "-step" + std::to_string(step);
         try {
-          save_checkpoint(dir, header, params, &optimizer);
+          save_checkpoint(dir, with_loss_history(header, so_far), params, &optimizer);
         } catch (const std::exception& e) {  // whatever failed, the run goes on
           return std::string("warning: ") + e.what() + "; training goes on";
         }
@@ -74,9 +75,10 @@ void save_checkpoint_or_rescue(const std::string& dir, const std::vector<std::st
   throw CheckpointError(failure + rescue_failures);
 }
 
-void save_trained_model(const std::string& program, const std::string& dir, bool stopped,
-                        const CheckpointHeader& header, const ParameterList& params,
-                        const Adam* optimizer, std::ostream& out) {
+void save_trained_model(const std::string& program, const std::string& dir,
+                        const TrainingHistory& history, const CheckpointHeader& header,
+                        const ParameterList& params, const Adam* optimizer, std::ostream& out) {
+  const bool stopped = history.stopped;
   if (dir.empty() && !stopped) return;
   const std::string pid = std::to_string(::getpid());
   // Without --save, a stopped run goes to the first of the temporary places that takes it.
@@ -84,7 +86,7 @@ void save_trained_model(const std::string& program, const std::string& dir, bool
       rescue_places(program + (dir.empty() ? "-stopped-" : "-rescued-") + pid);
   const std::string where = dir.empty() ? rescues.front() : dir;
   if (dir.empty()) rescues.erase(rescues.begin());
-  save_checkpoint_or_rescue(where, rescues, header, params, optimizer);
+  save_checkpoint_or_rescue(where, rescues, with_loss_history(header, history), params, optimizer);
   out << "saved " << where << "\n";
   if (stopped) out << "training was stopped; go on with --load " << where << " --steps N\n";
 }

@@ -125,7 +125,7 @@ TrainingHistory train(Transformer& model, Adam& optimizer,
       bar.message(line.str());
     }
     if (options.checkpoint_every > 0 && options.checkpoint && step % options.checkpoint_every == 0)
-      bar.message(options.checkpoint(step));
+      bar.message(options.checkpoint(step, history));
   }
   history.seconds = seconds_since(start);
   bar.finish(progress);

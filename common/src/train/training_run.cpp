@@ -11,6 +11,7 @@
 #include "tfm/io/text_file.hpp"
 #include "tfm/model/memory_estimate.hpp"
 #include "tfm/train/checkpoint_config.hpp"
+#include "tfm/train/loss_history.hpp"
 #include "tfm/train/resume.hpp"
 #include "tfm/train/saving.hpp"
 #include "tfm/train/trainer.hpp"
@@ -150,8 +151,13 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
       params_(parameters_of(model_)),
       optimizer_(params_, AdamOptions::paper()),
       header_{config, task.source_vocabulary(), task.target_vocabulary()} {
-  // A resumed run goes on under its name; a new one (or an average) gets a new one.
-  header_.run = options.load.empty() ? "" : read_checkpoint_header(options.load).run;
+  // A resumed run goes on under its name and its loss history; a new one (or an average) gets a
+  // new name and starts its history.
+  if (!options.load.empty()) {
+    const CheckpointHeader saved = read_checkpoint_header(options.load);
+    header_.run = saved.run;
+    keep_loss_history(saved, options.load, header_, out);
+  }
   if (header_.run.empty()) header_.run = new_run_id();
   load_chosen_weights(options_, model_, params_, optimizer_, out);
   out << "task " << task.name() << ", model '" << config.preset << "': d_model " << config.d_model
@@ -191,7 +197,7 @@ std::string TrainingRun::train(std::ostream& out) {
 
 void TrainingRun::save(const std::string& program, std::ostream& out) {
   // An average has no optimizer state of its own: it is saved as weights only.
-  save_trained_model(program, options_.save, history_.stopped, header_, params_,
+  save_trained_model(program, options_.save, history_, header_, params_,
                      options_.average.empty() ? &optimizer_ : nullptr, out);
   stop_on_signal_.reset();
 }
@@ -200,7 +206,7 @@ void TrainingRun::write_loss_curve(std::ostream& out) const {
   if (history_.steps.empty()) return;
   const std::string curve = "loss_curve_" + task_.name() + ".svg";
   if (write_side_output([&] {
-        write_loss_curve_svg(curve, history_,
+        write_loss_curve_svg(curve, joined(saved_loss_history(header_), history_),
                              "Cross-entropy while training (" + task_.name() + ")");
       }))
     out << "wrote " << curve << "\n";

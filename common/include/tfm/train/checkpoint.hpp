@@ -10,7 +10,8 @@
 /// DIR/parameters/<name>.npy            float32, e.g. parameters/encoder.layers.0.self_attn.w_q.weight.npy
 /// DIR/optimizer/state.txt              steps=N, weights=<fingerprint>  (only with an optimizer)
 /// DIR/optimizer/<name>.m.npy, .v.npy   Adam's first and second moments
-/// DIR/files/<name>                     the header's extra files, e.g. a project's tokenizer (optional)
+/// DIR/files/<name>                     the header's extra files, e.g. a project's tokenizer, and
+///                                      loss_history.tsv, the losses so far (optional)
 /// \endcode
 ///
 /// The parameter names are PyTorch `state_dict` names, so `tools/checkpoint_interop.py` moves a
@@ -70,6 +71,9 @@ struct CheckpointHeader {
   /// runs are not averaged. "" for none (older checkpoints).
   std::string run = "";
 };
+
+/// The extra file that holds the losses of the training so far (tfm/train/loss_history.hpp).
+inline constexpr const char* kLossHistoryFile = "loss_history.tsv";
 
 /// A fresh name for a training run: 16 random hexadecimal digits.
 std::string new_run_id();

@@ -16,6 +16,7 @@
 #include "tfm/core/parameter.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/checkpoint.hpp"
+#include "tfm/train/trainer.hpp"
 
 namespace tfm {
 
@@ -23,10 +24,9 @@ namespace tfm {
 /// `prefix-stepS` (optimizer state included; a trailing '/' of `prefix` is dropped) and returns
 /// "saved ..."; a save that fails returns a warning instead of throwing, since one lost snapshot
 /// must not cost the whole run.
-std::function<std::string(std::size_t step)> periodic_checkpoints(const std::string& prefix,
-                                                                  const CheckpointHeader& header,
-                                                                  const ParameterList& params,
-                                                                  const Adam& optimizer);
+std::function<std::string(std::size_t step, const TrainingHistory& so_far)> periodic_checkpoints(
+    const std::string& prefix, const CheckpointHeader& header, const ParameterList& params,
+    const Adam& optimizer);
 
 /// The folders a model that cannot go where it was asked to may go, `name` in each, best first:
 /// `$TMPDIR` (when it names a directory), `/tmp`, the current directory. Never throws: it is
@@ -41,13 +41,14 @@ void save_checkpoint_or_rescue(const std::string& dir, const std::vector<std::st
                                const CheckpointHeader& header, const ParameterList& params,
                                const Adam* optimizer = nullptr);
 
-/// The save at the end of a program's training: to `dir` (--save); when `dir` is "" but training
-/// was `stopped` by a signal, to `<temp>/<program>-stopped-<pid>`, so that what was trained is
-/// kept all the same. A save that fails goes to `<temp>/<program>-rescued-<pid>`
+/// The save at the end of a program's training, with `history` (the run's losses) added to the
+/// header's (tfm::with_loss_history): to `dir` (--save); when `dir` is "" but training was
+/// stopped by a signal (history.stopped), to `<temp>/<program>-stopped-<pid>`, so that what was
+/// trained is kept all the same. A save that fails goes to `<temp>/<program>-rescued-<pid>`
 /// (save_checkpoint_or_rescue; `<temp>` is the first of rescue_places that works). Says where on
 /// `out`; does nothing when there is nowhere to save.
-void save_trained_model(const std::string& program, const std::string& dir, bool stopped,
-                        const CheckpointHeader& header, const ParameterList& params,
-                        const Adam* optimizer, std::ostream& out);
+void save_trained_model(const std::string& program, const std::string& dir,
+                        const TrainingHistory& history, const CheckpointHeader& header,
+                        const ParameterList& params, const Adam* optimizer, std::ostream& out);
 
 }  // namespace tfm

@@ -26,6 +26,8 @@ class TrainingError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+struct TrainingHistory;
+
 /// How long and how to train.
 struct TrainingOptions {
   std::size_t max_steps = 0;     ///< stop after this many steps (0: no step budget)
@@ -39,8 +41,9 @@ struct TrainingOptions {
   /// run keeps the rhythm) is a multiple of this (0: never).
   std::size_t checkpoint_every = 0;
   /// Saves the model as of step `step` (e.g. to the paper's checkpoints "written at 10-minute
-  /// intervals", which it then averages) and returns a line for the progress output.
-  std::function<std::string(std::size_t step)> checkpoint;
+  /// intervals", which it then averages), with the losses of the run so far, and returns a line
+  /// for the progress output.
+  std::function<std::string(std::size_t step, const TrainingHistory& so_far)> checkpoint;
 
   /// The options a configuration asks for: its clip_norm, its label_smoothing and its learning
   /// rate schedule (LearningRateSchedule::from_config); no budget yet.
