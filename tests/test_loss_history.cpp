@@ -66,7 +66,8 @@ TEST_CASE("a malformed loss history names its line", "[loss_history]") {
         "h.tsv line 2: the step '0' is not a whole number from 1");
   CHECK(message_of(kHeader + "train\t-1\t2\n") ==
         "h.tsv line 2: the step '-1' is not a whole number from 1");
-  CHECK(message_of(kHeader + "train\t1\tnan\n") == "h.tsv line 2: the loss 'nan' is not a finite number");
+  CHECK(message_of(kHeader + "train\t1\tnan\n") ==
+        "h.tsv line 2: the loss 'nan' is not a finite number");
   CHECK(message_of(kHeader + "train\t2\t1\ntrain\t2\t1\n") ==
         "h.tsv line 3: step 2 comes after step 2");
 }

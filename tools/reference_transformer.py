@@ -138,6 +138,26 @@ def make_masks(src, tgt_in):
     return (src_keep.expand(-1, s, -1), (tgt_keep & causal), src_keep.expand(-1, t, -1))
 
 
+# [pytorch training step]
+def train_step(model, optimizer, src, tgt_in, tgt_out, rate, clip_norm, inspect=None):
+    """One step as tfm::train_step takes it: forward, loss, backward, clip, Adam at `rate`.
+    Returns the loss and the gradient's norm before clipping. `inspect(logits, loss)`, if given,
+    sees the gradients before they are clipped (the parity fixtures record step 1 there)."""
+    optimizer.zero_grad(set_to_none=False)
+    logits = model(src, tgt_in)                                          # [B, T, tgt_vocab]
+    loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
+                                       ignore_index=PAD_ID)              # pad positions count 0
+    loss.backward()                                                      # every p.grad
+    if inspect:
+        inspect(logits, loss)
+    norm = nn.utils.clip_grad_norm_(list(model.parameters()), clip_norm)
+    for group in optimizer.param_groups:
+        group["lr"] = rate                                               # the warm-up schedule's
+    optimizer.step()
+    return loss, norm
+# [pytorch training step]
+
+
 class ReferenceTransformer(nn.Module):
     def __init__(self, c):
         super().__init__()

@@ -78,7 +78,8 @@ TrainingHistory parse_loss_history(const std::string& text, const std::string& w
 TrainingHistory saved_loss_history(const CheckpointHeader& header) {
   const auto file = header.files.find(kLossHistoryFile);
   if (file == header.files.end()) return {};
-  return parse_loss_history(file->second, std::string("the checkpoint's files/") + kLossHistoryFile);
+  return parse_loss_history(file->second,
+                            std::string("the checkpoint's files/") + kLossHistoryFile);
 }
 
 TrainingHistory joined(TrainingHistory earlier, const TrainingHistory& later) {

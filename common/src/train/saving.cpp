@@ -30,14 +30,14 @@ std::function<std::string(std::size_t step, const TrainingHistory& so_far)> peri
     const Adam& optimizer) {
   return [prefix = without_trailing_slashes(prefix), header, &params, &optimizer](
              std::size_t step, const TrainingHistory& so_far) {
-        const std::string dir = prefix + "-step" + std::to_string(step);
-        try {
-          save_checkpoint(dir, with_loss_history(header, so_far), params, &optimizer);
-        } catch (const std::exception& e) {  // whatever failed, the run goes on
-          return std::string("warning: ") + e.what() + "; training goes on";
-        }
-        return "saved " + dir;
-      };
+    const std::string dir = prefix + "-step" + std::to_string(step);
+    try {
+      save_checkpoint(dir, with_loss_history(header, so_far), params, &optimizer);
+    } catch (const std::exception& e) {  // whatever failed, the run goes on
+      return std::string("warning: ") + e.what() + "; training goes on";
+    }
+    return "saved " + dir;
+  };
 }
 
 std::vector<std::string> rescue_places(const std::string& name) {
