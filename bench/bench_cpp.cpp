@@ -26,14 +26,14 @@
 #include <string>
 #include <vector>
 
-#include "tfm/core/machine.hpp"
+#include "tfm/engine/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/random.hpp"
-#include "tfm/data/vowel_restoration.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
-#include "tfm/io/command_line.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"
@@ -449,7 +449,7 @@ int main(int argc, char** argv) {
               "record where the timed steps' or runs' time went, by kind of work (train, decode)")
         .flag("--uncached", "decode by re-running the decoder on the whole prefix (decode)")
         .flag("--keep-subnormals",
-              "compute with subnormal floats kept, not flushed to zero (core/machine.hpp): what "
+              "compute with subnormal floats kept, not flushed to zero (engine/machine.hpp): what "
               "the flush saves")
         .option("--seed", "N", "seed of the weights and of the random ids", "0");
     if (!cli.parse(argc, argv)) return 0;

@@ -188,7 +188,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--flush-denormal", action="store_true",
                         help="torch.set_flush_denormal(True): subnormal floats flushed to zero, as the C++ "
-                             "library does (core/machine.cpp)")
+                             "library does (engine/machine.cpp)")
     args = parser.parse_args()
 
     flushed = torch.set_flush_denormal(True) if args.flush_denormal else False

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "tfm/io/command_line.hpp"
-#include "tfm/io/line_chart.hpp"
-#include "tfm/io/parse_number.hpp"
-#include "tfm/io/text_file.hpp"
+#include "tfm/machinery/command_line.hpp"
+#include "tfm/pictures/line_chart.hpp"
+#include "tfm/support/parse_number.hpp"
+#include "tfm/support/text_file.hpp"
 
 namespace {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "tfm/data/vowel_restoration.hpp"
-#include "tfm/decode/vowel_metrics.hpp"
-#include "tfm/io/format.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
+#include "tfm/tasks/vowel_metrics.hpp"
+#include "tfm/support/format.hpp"
 
 namespace experiments {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tfm/model/transformer.hpp"
-#include "tfm/train/vowel_task.hpp"
+#include "tfm/tasks/vowel_task.hpp"
 
 namespace experiments {
 

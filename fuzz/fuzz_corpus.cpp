@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tfm/data/vowel_restoration.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return 0;

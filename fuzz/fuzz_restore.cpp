@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tfm/data/vowel_restoration.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -13,7 +13,7 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
-#include "tfm/io/npy.hpp"
+#include "tfm/machinery/npy.hpp"
 #include "tfm/layers/mask.hpp"
 
 namespace tfm::testing {

@@ -15,7 +15,7 @@
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
-#include "tfm/io/npy.hpp"
+#include "tfm/machinery/npy.hpp"
 #include "tfm/layers/feed_forward.hpp"
 #include "tfm/layers/layer_norm.hpp"
 #include "tfm/layers/mask.hpp"

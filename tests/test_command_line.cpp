@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "tfm/io/command_line.hpp"
-#include "tfm/io/parse_number.hpp"
+#include "tfm/machinery/command_line.hpp"
+#include "tfm/support/parse_number.hpp"
 
 namespace {
 tfm::CommandLine make() {
@@ -53,7 +53,7 @@ TEST_CASE("command line: a number too small for its type is a number, rounded to
   CHECK_FALSE(tfm::parse_number<double>("1e-400x"));
   CHECK_FALSE(tfm::parse_number<double>(""));
   // --set learning_rate=1e-45 is a float only as a subnormal, which the library flushes to zero
-  // (core/machine.hpp): refused as such, not as the "0.000000" it would become.
+  // (engine/machine.hpp): refused as such, not as the "0.000000" it would become.
   auto cli = make();
   const char* tiny_rate[] = {"prog", "--set", "learning_rate=1e-45"};
   REQUIRE(cli.parse(3, tiny_rate));

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/data/copy_sequences.hpp"
+#include "tfm/tasks/copy_sequences.hpp"
 #include "tfm/data/dataset.hpp"
-#include "tfm/data/toy_translation.hpp"
-#include "tfm/data/vowel_restoration.hpp"
+#include "tfm/tasks/toy_translation.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 using namespace tfm;
 using Catch::Contains;

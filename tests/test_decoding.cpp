@@ -10,7 +10,7 @@
 
 #include "decoding_helpers.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/data/vowel_restoration.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/decode/incremental_decoding.hpp"
 

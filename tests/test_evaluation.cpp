@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "temp_dir.hpp"
-#include "tfm/decode/evaluation.hpp"
-#include "tfm/decode/report.hpp"
+#include "tfm/tasks/evaluation.hpp"
+#include "tfm/tasks/report.hpp"
 
 using namespace tfm;
 using Catch::Contains;

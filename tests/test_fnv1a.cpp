@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tfm/core/fnv1a.hpp"
+#include "tfm/engine/fnv1a.hpp"
 
 TEST_CASE("fnv1a is FNV-1a 64", "[fnv1a]") {
   CHECK(tfm::fnv1a("") == 0xcbf29ce484222325ull);   // the offset basis

@@ -1,8 +1,8 @@
-// The heap keeps freed tensors' memory for the next step (core/heap.hpp).
+// The heap keeps freed tensors' memory for the next step (engine/heap.hpp).
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "tfm/core/heap.hpp"
+#include "tfm/engine/heap.hpp"
 
 // AddressSanitizer brings its own allocator, which glibc's thresholds do not steer.
 #if defined(__SANITIZE_ADDRESS__)  // g++

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/io/heatmap.hpp"
+#include "tfm/pictures/heatmap.hpp"
 #include "tfm/layers/positional_encoding.hpp"
 
 using namespace tfm;

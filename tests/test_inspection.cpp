@@ -1,17 +1,17 @@
-// Looking inside a model on one input (decode/inspection.hpp), the maps written for it
-// (io/attention_dir.hpp), and a typed line read as the vowel task's training text was.
+// Looking inside a model on one input (pictures/inspection.hpp), the maps written for it
+// (pictures/attention_dir.hpp), and a typed line read as the vowel task's training text was.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
 
 #include "temp_dir.hpp"
-#include "tfm/data/vowel_restoration.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
-#include "tfm/decode/inspection.hpp"
-#include "tfm/io/attention_dir.hpp"
-#include "tfm/io/heatmap.hpp"
-#include "tfm/io/text_file.hpp"
+#include "tfm/pictures/inspection.hpp"
+#include "tfm/pictures/attention_dir.hpp"
+#include "tfm/pictures/heatmap.hpp"
+#include "tfm/support/text_file.hpp"
 #include "tfm/model/transformer.hpp"
 
 using namespace tfm;

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "tfm/io/line_chart.hpp"
+#include "tfm/pictures/line_chart.hpp"
 
 using namespace tfm;
 

@@ -1,10 +1,10 @@
-// The losses a checkpoint remembers (tfm/train/loss_history.hpp): written and read back exactly,
+// The losses a checkpoint remembers (tfm/machinery/loss_history.hpp): written and read back exactly,
 // a malformed file refused with its line, and a resumed run's losses joined to the saved ones.
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
 
-#include "tfm/train/loss_history.hpp"
+#include "tfm/machinery/loss_history.hpp"
 
 using namespace tfm;
 

@@ -1,4 +1,4 @@
-// The machine set-up (core/machine.hpp): subnormal floats flushed to zero on every thread that
+// The machine set-up (engine/machine.hpp): subnormal floats flushed to zero on every thread that
 // computes, and products that give the same bits on 1 thread as on 2.
 //
 // Under ctest these cases run twice: in the ordinary single-threaded run and in the two_threads
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/core/machine.hpp"
+#include "tfm/engine/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/random.hpp"

@@ -36,7 +36,7 @@
 #include <vector>
 #include <xtensor/xmanipulation.hpp>
 
-#include "tfm/core/machine.hpp"
+#include "tfm/engine/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "tfm/model/config.hpp"
-#include "tfm/model/memory_estimate.hpp"
+#include "tfm/machinery/memory_estimate.hpp"
 
 using namespace tfm;
 using Catch::Contains;

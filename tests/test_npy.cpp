@@ -16,7 +16,7 @@
 
 #include "fixtures.hpp"
 #include "temp_dir.hpp"
-#include "tfm/io/npy.hpp"
+#include "tfm/machinery/npy.hpp"
 
 using namespace tfm;
 using Catch::Contains;

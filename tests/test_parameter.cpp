@@ -6,7 +6,7 @@
 
 #include "tfm/core/parameter.hpp"
 #include "tfm/train/adam.hpp"
-#include "tfm/train/checkpoint.hpp"
+#include "tfm/machinery/checkpoint.hpp"
 
 using namespace tfm;
 using Catch::Matchers::Contains;

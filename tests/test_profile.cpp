@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "tfm/core/matmul.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/layers/layer_norm.hpp"
 
 using namespace tfm;

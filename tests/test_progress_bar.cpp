@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "tfm/io/progress_bar.hpp"
+#include "tfm/support/progress_bar.hpp"
 
 using namespace tfm;
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "temp_dir.hpp"
-#include "tfm/train/checkpoint.hpp"
-#include "tfm/train/copy_task.hpp"
-#include "tfm/train/resume.hpp"
+#include "tfm/machinery/checkpoint.hpp"
+#include "tfm/tasks/copy_task.hpp"
+#include "tfm/machinery/resume.hpp"
 #include "tfm/train/trainer.hpp"
-#include "tfm/train/vowel_task.hpp"
+#include "tfm/tasks/vowel_task.hpp"
 
 using namespace tfm;
 

@@ -9,7 +9,7 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/core/fast_exp.hpp"
+#include "tfm/engine/fast_exp.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/layers/softmax.hpp"
 

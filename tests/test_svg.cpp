@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tfm/io/svg.hpp"
+#include "tfm/pictures/svg.hpp"
 
 using namespace tfm;
 

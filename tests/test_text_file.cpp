@@ -8,7 +8,7 @@
 #include <string>
 
 #include "temp_dir.hpp"
-#include "tfm/io/text_file.hpp"
+#include "tfm/support/text_file.hpp"
 
 using namespace tfm;
 

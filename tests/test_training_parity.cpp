@@ -22,7 +22,7 @@
 #include "fixtures.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/data/dataset.hpp"
-#include "tfm/io/npy.hpp"
+#include "tfm/machinery/npy.hpp"
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/cross_entropy.hpp"

@@ -12,7 +12,7 @@
 #include "fixtures.hpp"
 #include "model_helpers.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/io/npy.hpp"
+#include "tfm/machinery/npy.hpp"
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/cross_entropy.hpp"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tfm/data/vowel_restoration.hpp"
-#include "tfm/decode/vowel_metrics.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
+#include "tfm/tasks/vowel_metrics.hpp"
 
 using namespace tfm;
 

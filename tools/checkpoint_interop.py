@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Moves a Transformer between PyTorch and the C++ checkpoint directory (tfm/train/checkpoint.hpp).
+"""Moves a Transformer between PyTorch and the C++ checkpoint directory (tfm/machinery/checkpoint.hpp).
 
 A C++ checkpoint is a directory:
 

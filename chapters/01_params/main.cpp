@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/io/command_line.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 
 namespace {

@@ -11,8 +11,8 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/io/heatmap.hpp"
+#include "tfm/machinery/command_line.hpp"
+#include "tfm/pictures/heatmap.hpp"
 #include "tfm/layers/embedding.hpp"
 #include "tfm/layers/positional_encoding.hpp"
 #include "tfm/model/config.hpp"

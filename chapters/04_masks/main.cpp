@@ -13,7 +13,7 @@
 
 #include "tfm/core/trace.hpp"
 #include "tfm/data/vocabulary.hpp"
-#include "tfm/io/command_line.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/layers/mask.hpp"
 
 namespace {

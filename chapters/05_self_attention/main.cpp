@@ -12,11 +12,11 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/io/heatmap.hpp"
 #include "tfm/layers/attention.hpp"
 #include "tfm/layers/mask.hpp"
+#include "tfm/machinery/command_line.hpp"
+#include "tfm/pictures/attention_pictures.hpp"
+#include "tfm/pictures/heatmap.hpp"
 
 namespace {
 

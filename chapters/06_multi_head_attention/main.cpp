@@ -14,13 +14,13 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/data/toy_translation.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/io/heatmap.hpp"
 #include "tfm/layers/mask.hpp"
 #include "tfm/layers/multi_head_attention.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
+#include "tfm/pictures/attention_pictures.hpp"
+#include "tfm/pictures/heatmap.hpp"
+#include "tfm/tasks/toy_translation.hpp"
 
 namespace {
 // The components of the lines this program adds to the shape trace.

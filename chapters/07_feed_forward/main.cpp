@@ -11,7 +11,7 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/io/command_line.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/layers/feed_forward.hpp"
 #include "tfm/layers/multi_head_attention.hpp"
 #include "tfm/model/config.hpp"

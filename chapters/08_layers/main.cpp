@@ -12,13 +12,12 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/data/toy_translation.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/command_line.hpp"
 #include "tfm/layers/mask.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/decoder_layer.hpp"
 #include "tfm/model/encoder_layer.hpp"
+#include "tfm/tasks/toy_translation.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/data/toy_translation.hpp"
-#include "tfm/io/command_line.hpp"
+#include "tfm/tasks/toy_translation.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/layers/embedding.hpp"
 #include "tfm/layers/mask.hpp"
 #include "tfm/model/config.hpp"

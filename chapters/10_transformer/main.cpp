@@ -17,8 +17,8 @@
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/command_line.hpp"
+#include "tfm/engine/stopwatch.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/transformer.hpp"
 

@@ -15,15 +15,16 @@
 #include <xtensor/xview.hpp>
 
 #include "tfm/decode/decoding.hpp"
-#include "tfm/decode/evaluation.hpp"
-#include "tfm/decode/report.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/io/format.hpp"
-#include "tfm/train/copy_task.hpp"
-#include "tfm/train/training_run.hpp"
-#include "tfm/train/translation_task.hpp"
-#include "tfm/train/vowel_task.hpp"
+#include "tfm/engine/stopwatch.hpp"
+#include "tfm/machinery/command_line.hpp"
+#include "tfm/machinery/training_run.hpp"
+#include "tfm/pictures/attention_pictures.hpp"
+#include "tfm/support/format.hpp"
+#include "tfm/tasks/copy_task.hpp"
+#include "tfm/tasks/evaluation.hpp"
+#include "tfm/tasks/report.hpp"
+#include "tfm/tasks/translation_task.hpp"
+#include "tfm/tasks/vowel_task.hpp"
 
 namespace {
 

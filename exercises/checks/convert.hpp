@@ -10,7 +10,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "exercise/tensor.hpp"
-#include "tfm/io/npy.hpp"
+#include "tfm/machinery/npy.hpp"
 
 namespace ex::check {
 

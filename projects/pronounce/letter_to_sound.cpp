@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "pronounce/lexicon.hpp"
-#include "tfm/io/text_file.hpp"
+#include "tfm/support/text_file.hpp"
 
 namespace pronounce {
 

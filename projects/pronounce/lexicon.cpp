@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "tfm/io/text_file.hpp"
+#include "tfm/support/text_file.hpp"
 
 namespace pronounce {
 

@@ -12,8 +12,8 @@
 #include "pronounce/report.hpp"
 #include "pronounce/task.hpp"
 #include "tfm/decode/decoding.hpp"
-#include "tfm/io/command_line.hpp"
-#include "tfm/train/training_run.hpp"
+#include "tfm/machinery/command_line.hpp"
+#include "tfm/machinery/training_run.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tfm/core/fnv1a.hpp"
+#include "tfm/engine/fnv1a.hpp"
 #include "tfm/core/random.hpp"
 
 namespace pronounce {

@@ -1,6 +1,6 @@
 #include "pronounce/report.hpp"
 
-#include "tfm/io/format.hpp"
+#include "tfm/support/format.hpp"
 
 namespace pronounce {
 

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "tfm/decode/beam_search.hpp"
-#include "tfm/decode/text_lines.hpp"
+#include "tfm/tasks/text_lines.hpp"
 
 namespace pronounce {
 

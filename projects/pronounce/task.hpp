@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pronounce/pronunciations.hpp"
-#include "tfm/train/task.hpp"
+#include "tfm/tasks/task.hpp"
 
 namespace pronounce {
 

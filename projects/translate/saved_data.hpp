@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "tfm/train/checkpoint.hpp"
+#include "tfm/machinery/checkpoint.hpp"
 #include "translate/translation_data.hpp"
 #include "translate/verse_split.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "tfm/io/command_line.hpp"
+#include "tfm/machinery/command_line.hpp"
 
 namespace translate {
 

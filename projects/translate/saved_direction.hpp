@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "tfm/train/checkpoint.hpp"
+#include "tfm/machinery/checkpoint.hpp"
 #include "translate/translation_data.hpp"
 
 namespace translate {

@@ -7,7 +7,7 @@
 
 #include "tfm/decode/beam_search.hpp"
 #include "tfm/decode/decoding.hpp"
-#include "tfm/decode/text_lines.hpp"
+#include "tfm/tasks/text_lines.hpp"
 
 namespace translate {
 

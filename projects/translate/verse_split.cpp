@@ -1,6 +1,6 @@
 #include "translate/verse_split.hpp"
 
-#include "tfm/core/fnv1a.hpp"
+#include "tfm/engine/fnv1a.hpp"
 
 namespace translate {
 

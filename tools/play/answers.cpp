@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "json.hpp"
-#include "tfm/io/chapter_helpers.hpp"
+#include "tfm/pictures/attention_pictures.hpp"
 
 namespace play {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models.hpp"
-#include "tfm/decode/inspection.hpp"
+#include "tfm/pictures/inspection.hpp"
 
 namespace play {
 

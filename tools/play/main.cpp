@@ -7,7 +7,7 @@
 
 #include "models.hpp"
 #include "server.hpp"
-#include "tfm/io/command_line.hpp"
+#include "tfm/machinery/command_line.hpp"
 
 int main(int argc, char** argv) {
   return tfm::run_program([&] {

@@ -5,8 +5,8 @@
 
 #include "pronounce/task.hpp"
 #include "tfm/core/parameter.hpp"
-#include "tfm/train/task.hpp"
-#include "tfm/train/vowel_task.hpp"
+#include "tfm/tasks/task.hpp"
+#include "tfm/tasks/vowel_task.hpp"
 #include "translate/bible.hpp"
 #include "translate/saved_data.hpp"
 #include "translate/saved_direction.hpp"

@@ -10,7 +10,7 @@
 
 #include "tfm/data/vocabulary.hpp"
 #include "tfm/model/transformer.hpp"
-#include "tfm/train/saved_model.hpp"
+#include "tfm/machinery/saved_model.hpp"
 
 namespace play {
 

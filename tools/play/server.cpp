@@ -14,7 +14,7 @@
 
 #include "answers.hpp"
 #include "page.hpp"
-#include "tfm/io/parse_number.hpp"
+#include "tfm/support/parse_number.hpp"
 
 namespace play {
 namespace {

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <string>
 
-#include "tfm/core/machine.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/machine.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 namespace {

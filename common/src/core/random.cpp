@@ -63,4 +63,10 @@ void Rng::coins(std::uint32_t threshold, std::uint8_t* keep, std::size_t n) {
   *this = local;
 }
 
+Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, Rng& rng) {
+  Tensor3 t = Tensor3::from_shape({batch, len, d});
+  rng.fill_normal(t, 0.0f, 1.0f);
+  return t;
+}
+
 }  // namespace tfm

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tfm/io/text_file.hpp"
+#include "tfm/support/text_file.hpp"
 
 namespace tfm {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {

@@ -5,7 +5,7 @@
 
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
 #include "tfm/layers/softmax.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {

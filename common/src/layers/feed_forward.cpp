@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/core/profile.hpp"
-#include "tfm/core/reductions.hpp"
+#include "tfm/engine/profile.hpp"
+#include "tfm/engine/reductions.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {

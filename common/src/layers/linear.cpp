@@ -4,7 +4,7 @@
 
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {

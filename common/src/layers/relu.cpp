@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 

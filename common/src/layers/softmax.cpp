@@ -1,8 +1,8 @@
 #include "tfm/layers/softmax.hpp"
 
-#include "tfm/core/fast_exp.hpp"
-#include "tfm/core/profile.hpp"
-#include "tfm/core/reductions.hpp"
+#include "tfm/engine/fast_exp.hpp"
+#include "tfm/engine/profile.hpp"
+#include "tfm/engine/reductions.hpp"
 
 namespace tfm {
 

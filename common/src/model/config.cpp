@@ -8,9 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "tfm/io/parse_number.hpp"
-#include "tfm/io/printable.hpp"
-#include "tfm/model/memory_estimate.hpp"
+#include "tfm/support/parse_number.hpp"
+#include "tfm/support/printable.hpp"
 
 namespace tfm {
 namespace {
@@ -307,26 +306,71 @@ std::vector<std::string> preset_names() {
   return {"tiny", "toy", "csdn", "nlp-tutorial", "vowels", "vowels-small", "vowels-tiny"};
 }
 
+namespace {
+// One formula per component, counted in N: std::size_t for the table, double to learn first
+// whether the count fits in 64 bits.
+template <typename N>
+N linear_count(N in, N out, bool bias) {
+  return in * out + (bias ? out : N(0));
+}
+template <typename N>
+N attention_count(const Config& c) {
+  return 4 * linear_count(N(c.d_model), N(c.d_model), c.attention_bias);
+}
+template <typename N>
+N feed_forward_count(const Config& c) {
+  return linear_count(N(c.d_model), N(c.d_ff), c.linear_bias) +
+         linear_count(N(c.d_ff), N(c.d_model), c.linear_bias);
+}
+template <typename N>
+N layer_norm_count(const Config& c) {
+  return 2 * N(c.d_model);
+}
+template <typename N>
+N encoder_layer_count(const Config& c) {
+  return attention_count<N>(c) + feed_forward_count<N>(c) + 2 * layer_norm_count<N>(c);
+}
+template <typename N>
+N decoder_layer_count(const Config& c) {
+  return 2 * attention_count<N>(c) + feed_forward_count<N>(c) + 3 * layer_norm_count<N>(c);
+}
+template <typename N>
+N embedding_count(const Config& c) {
+  return c.shared_embedding ? N(c.src_vocab_size) * N(c.d_model)
+                            : (N(c.src_vocab_size) + N(c.tgt_vocab_size)) * N(c.d_model);
+}
+template <typename N>
+N output_projection_count(const Config& c) {
+  return linear_count(N(c.d_model), N(c.tgt_vocab_size), c.linear_bias);
+}
+}  // namespace
+
 namespace count {
 std::size_t linear(std::size_t in, std::size_t out, bool bias) {
-  return in * out + (bias ? out : 0);
+  return linear_count(in, out, bias);
 }
 std::size_t multi_head_attention(const Config& c) {
-  return 4 * linear(c.d_model, c.d_model, c.attention_bias);
+  return attention_count<std::size_t>(c);
 }
 std::size_t feed_forward(const Config& c) {
-  return linear(c.d_model, c.d_ff, c.linear_bias) + linear(c.d_ff, c.d_model, c.linear_bias);
+  return feed_forward_count<std::size_t>(c);
 }
 std::size_t layer_norm(const Config& c) {
-  return 2 * c.d_model;
+  return layer_norm_count<std::size_t>(c);
 }
 std::size_t encoder_layer(const Config& c) {
-  return multi_head_attention(c) + feed_forward(c) + 2 * layer_norm(c);
+  return encoder_layer_count<std::size_t>(c);
 }
 std::size_t decoder_layer(const Config& c) {
-  return 2 * multi_head_attention(c) + feed_forward(c) + 3 * layer_norm(c);
+  return decoder_layer_count<std::size_t>(c);
 }
 }  // namespace count
+
+double parameter_count(const Config& c) {
+  return embedding_count<double>(c) + double(c.n_encoder_layers) * encoder_layer_count<double>(c) +
+         double(c.n_decoder_layers) * decoder_layer_count<double>(c) +
+         output_projection_count<double>(c);
+}
 
 std::vector<ParameterCount> parameter_counts(const Config& c) {
   // The counts below are 64-bit; a model whose count would not fit is refused, not miscounted.
@@ -347,7 +391,7 @@ std::vector<ParameterCount> parameter_counts(const Config& c) {
   rows.push_back({"encoder layer", count::encoder_layer(c), c.n_encoder_layers});
   rows.push_back({"decoder layer", count::decoder_layer(c), c.n_decoder_layers});
   rows.push_back(
-      {"output projection", count::linear(c.d_model, c.tgt_vocab_size, c.linear_bias), 1});
+      {"output projection", output_projection_count<std::size_t>(c), 1});
   return rows;
 }
 

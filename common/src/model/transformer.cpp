@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "tfm/core/heap.hpp"
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/heap.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {

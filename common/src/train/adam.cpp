@@ -5,10 +5,10 @@
 #include <string>
 #include <utility>
 
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/tensor.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/io/format.hpp"
+#include "tfm/support/format.hpp"
 
 namespace tfm {
 

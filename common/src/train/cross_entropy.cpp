@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "tfm/core/profile.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
 
 namespace tfm {

@@ -4,8 +4,8 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/core/profile.hpp"
-#include "tfm/core/reductions.hpp"
+#include "tfm/engine/profile.hpp"
+#include "tfm/engine/reductions.hpp"
 #include "tfm/core/tensor.hpp"
 #include "tfm/core/trace.hpp"
 

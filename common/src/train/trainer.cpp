@@ -7,10 +7,10 @@
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/io/chapter_helpers.hpp"
-#include "tfm/io/progress_bar.hpp"
+#include "tfm/engine/stopwatch.hpp"
+#include "tfm/support/progress_bar.hpp"
+#include "tfm/support/stop_request.hpp"
 #include "tfm/train/gradient_clipping.hpp"
-#include "tfm/train/stop_request.hpp"
 
 namespace tfm {
 

@@ -61,4 +61,7 @@ class Rng {
   float spare_ = 0.0f;
 };
 
+/// `[batch, len, d]` drawn from N(0, 1): stand-ins for vectors of a layer's width.
+Tensor3 random_normal(std::size_t batch, std::size_t len, std::size_t d, Rng& rng);
+
 }  // namespace tfm

@@ -77,6 +77,9 @@ struct ParameterCount {
 std::vector<ParameterCount> parameter_counts(const Config& config);
 /// Total parameters of the model.
 std::size_t total_parameters(const Config& config);
+/// The same count in double, so that a configuration no machine could hold (d_model = 4·10⁹)
+/// gives a huge number rather than wrapping around (the memory estimates read it).
+double parameter_count(const Config& config);
 
 /// Per-component formulas, shared by the table above and the model's own registry tests.
 namespace count {
