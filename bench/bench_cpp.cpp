@@ -26,16 +26,16 @@
 #include <string>
 #include <vector>
 
-#include "tfm/engine/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/random.hpp"
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
+#include "tfm/engine/machine.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/transformer.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/trainer.hpp"
 

@@ -6,8 +6,8 @@
 // experiments/vowel_trials.py runs it on the checkpoint of every trial it records.
 #include <iostream>
 
-#include "tfm/machinery/command_line.hpp"
 #include "tfm/machinery/checkpoint.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "word_kinds.hpp"
 
 int main(int argc, char** argv) {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "tfm/tasks/vowel_restoration.hpp"
-#include "tfm/tasks/vowel_metrics.hpp"
 #include "tfm/support/format.hpp"
+#include "tfm/tasks/vowel_metrics.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 namespace experiments {
 

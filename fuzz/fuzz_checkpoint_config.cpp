@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "tfm/machinery/memory_estimate.hpp"
 #include "tfm/machinery/checkpoint.hpp"
 #include "tfm/machinery/checkpoint_config.hpp"
+#include "tfm/machinery/memory_estimate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

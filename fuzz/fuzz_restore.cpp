@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const tfm::Vocabulary vocabulary = tfm::vowel_vocabulary();

@@ -13,8 +13,8 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
-#include "tfm/machinery/npy.hpp"
 #include "tfm/layers/mask.hpp"
+#include "tfm/machinery/npy.hpp"
 
 namespace tfm::testing {
 

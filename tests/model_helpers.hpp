@@ -15,10 +15,10 @@
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
-#include "tfm/machinery/npy.hpp"
 #include "tfm/layers/feed_forward.hpp"
 #include "tfm/layers/layer_norm.hpp"
 #include "tfm/layers/mask.hpp"
+#include "tfm/machinery/npy.hpp"
 #include "tfm/model/config.hpp"
 
 namespace tfm::testing {

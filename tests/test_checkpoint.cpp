@@ -25,14 +25,14 @@
 
 #include "fixtures.hpp"
 #include "temp_dir.hpp"
-#include "tfm/machinery/npy.hpp"
-#include "tfm/model/transformer.hpp"
-#include "tfm/train/adam.hpp"
 #include "tfm/machinery/checkpoint.hpp"
 #include "tfm/machinery/checkpoint_config.hpp"
-#include "tfm/train/cross_entropy.hpp"
+#include "tfm/machinery/npy.hpp"
 #include "tfm/machinery/saving.hpp"
 #include "tfm/machinery/training_run.hpp"
+#include "tfm/model/transformer.hpp"
+#include "tfm/train/adam.hpp"
+#include "tfm/train/cross_entropy.hpp"
 
 using namespace tfm;
 using Catch::Contains;

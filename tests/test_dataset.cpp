@@ -8,8 +8,8 @@
 #include <string>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/tasks/copy_sequences.hpp"
 #include "tfm/data/dataset.hpp"
+#include "tfm/tasks/copy_sequences.hpp"
 #include "tfm/tasks/toy_translation.hpp"
 #include "tfm/tasks/vowel_restoration.hpp"
 

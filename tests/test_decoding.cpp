@@ -10,9 +10,9 @@
 
 #include "decoding_helpers.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/decode/incremental_decoding.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 using namespace tfm;
 using testing::random_forcing;

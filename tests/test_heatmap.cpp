@@ -8,8 +8,8 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/pictures/heatmap.hpp"
 #include "tfm/layers/positional_encoding.hpp"
+#include "tfm/pictures/heatmap.hpp"
 
 using namespace tfm;
 

@@ -6,13 +6,13 @@
 #include <numeric>
 
 #include "temp_dir.hpp"
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
-#include "tfm/pictures/inspection.hpp"
+#include "tfm/model/transformer.hpp"
 #include "tfm/pictures/attention_dir.hpp"
 #include "tfm/pictures/heatmap.hpp"
+#include "tfm/pictures/inspection.hpp"
 #include "tfm/support/text_file.hpp"
-#include "tfm/model/transformer.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 using namespace tfm;
 using tfm::testing::TempDir;

@@ -10,11 +10,11 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/engine/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/parameter.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/data/vocabulary.hpp"
+#include "tfm/engine/machine.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/transformer.hpp"
 #include "tfm/train/adam.hpp"

@@ -36,10 +36,10 @@
 #include <vector>
 #include <xtensor/xmanipulation.hpp>
 
-#include "tfm/engine/machine.hpp"
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
+#include "tfm/engine/machine.hpp"
 
 using namespace tfm;
 

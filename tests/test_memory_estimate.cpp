@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "tfm/model/config.hpp"
 #include "tfm/machinery/memory_estimate.hpp"
+#include "tfm/model/config.hpp"
 
 using namespace tfm;
 using Catch::Contains;

@@ -5,8 +5,8 @@
 #include <xtensor/xnoalias.hpp>
 
 #include "tfm/core/parameter.hpp"
-#include "tfm/train/adam.hpp"
 #include "tfm/machinery/checkpoint.hpp"
+#include "tfm/train/adam.hpp"
 
 using namespace tfm;
 using Catch::Matchers::Contains;

@@ -11,10 +11,10 @@
 
 #include "temp_dir.hpp"
 #include "tfm/machinery/checkpoint.hpp"
-#include "tfm/tasks/copy_task.hpp"
 #include "tfm/machinery/resume.hpp"
-#include "tfm/train/trainer.hpp"
+#include "tfm/tasks/copy_task.hpp"
 #include "tfm/tasks/vowel_task.hpp"
+#include "tfm/train/trainer.hpp"
 
 using namespace tfm;
 

@@ -9,8 +9,8 @@
 
 #include "fixtures.hpp"
 #include "gradient_check.hpp"
-#include "tfm/engine/fast_exp.hpp"
 #include "tfm/core/random.hpp"
+#include "tfm/engine/fast_exp.hpp"
 #include "tfm/layers/softmax.hpp"
 
 using namespace tfm;

@@ -20,12 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "tfm/decode/decoding.hpp"
+#include "tfm/support/stop_request.hpp"
 #include "tfm/tasks/copy_sequences.hpp"
 #include "tfm/tasks/toy_translation.hpp"
-#include "tfm/tasks/vowel_restoration.hpp"
-#include "tfm/decode/decoding.hpp"
 #include "tfm/tasks/vowel_metrics.hpp"
-#include "tfm/support/stop_request.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/train/trainer.hpp"
 
 using namespace tfm;

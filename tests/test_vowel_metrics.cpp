@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/tasks/vowel_metrics.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 using namespace tfm;
 

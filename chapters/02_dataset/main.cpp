@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/tasks/copy_sequences.hpp"
 #include "tfm/data/dataset.hpp"
-#include "tfm/tasks/toy_translation.hpp"
 #include "tfm/data/vocabulary.hpp"
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/machinery/command_line.hpp"
+#include "tfm/tasks/copy_sequences.hpp"
+#include "tfm/tasks/toy_translation.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 namespace {
 

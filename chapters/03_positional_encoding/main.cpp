@@ -11,11 +11,11 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/machinery/command_line.hpp"
-#include "tfm/pictures/heatmap.hpp"
 #include "tfm/layers/embedding.hpp"
 #include "tfm/layers/positional_encoding.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
+#include "tfm/pictures/heatmap.hpp"
 
 namespace {
 

@@ -13,8 +13,8 @@
 
 #include "tfm/core/trace.hpp"
 #include "tfm/data/vocabulary.hpp"
-#include "tfm/machinery/command_line.hpp"
 #include "tfm/layers/mask.hpp"
+#include "tfm/machinery/command_line.hpp"
 
 namespace {
 

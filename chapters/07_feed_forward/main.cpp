@@ -11,9 +11,9 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/machinery/command_line.hpp"
 #include "tfm/layers/feed_forward.hpp"
 #include "tfm/layers/multi_head_attention.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 
 namespace {

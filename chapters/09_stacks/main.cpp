@@ -12,13 +12,13 @@
 
 #include "tfm/core/random.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/tasks/toy_translation.hpp"
-#include "tfm/machinery/command_line.hpp"
 #include "tfm/layers/embedding.hpp"
 #include "tfm/layers/mask.hpp"
+#include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/decoder.hpp"
 #include "tfm/model/encoder.hpp"
+#include "tfm/tasks/toy_translation.hpp"
 
 namespace {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "tfm/engine/fnv1a.hpp"
 #include "tfm/core/random.hpp"
+#include "tfm/engine/fnv1a.hpp"
 
 namespace pronounce {
 

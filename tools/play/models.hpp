@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "tfm/data/vocabulary.hpp"
-#include "tfm/model/transformer.hpp"
 #include "tfm/machinery/saved_model.hpp"
+#include "tfm/model/transformer.hpp"
 
 namespace play {
 

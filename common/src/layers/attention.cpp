@@ -5,8 +5,8 @@
 
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/layers/softmax.hpp"
 
 namespace tfm {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 

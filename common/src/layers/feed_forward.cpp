@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "tfm/core/no_grad.hpp"
+#include "tfm/core/trace.hpp"
 #include "tfm/engine/profile.hpp"
 #include "tfm/engine/reductions.hpp"
-#include "tfm/core/trace.hpp"
 
 namespace tfm {
 

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 

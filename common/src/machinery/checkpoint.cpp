@@ -13,11 +13,11 @@
 #include <utility>
 
 #include "tfm/engine/fnv1a.hpp"
+#include "tfm/machinery/checkpoint_config.hpp"
+#include "tfm/machinery/memory_estimate.hpp"
 #include "tfm/machinery/npy.hpp"
 #include "tfm/machinery/safe_directory.hpp"
 #include "tfm/support/text_file.hpp"
-#include "tfm/machinery/memory_estimate.hpp"
-#include "tfm/machinery/checkpoint_config.hpp"
 
 namespace tfm {
 namespace fs = std::filesystem;

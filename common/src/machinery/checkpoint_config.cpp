@@ -8,9 +8,9 @@
 #include <map>
 #include <sstream>
 
+#include "tfm/machinery/checkpoint.hpp"
 #include "tfm/support/printable.hpp"
 #include "tfm/support/text_file.hpp"
-#include "tfm/machinery/checkpoint.hpp"
 
 namespace tfm {
 namespace fs = std::filesystem;

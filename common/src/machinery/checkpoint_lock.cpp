@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "tfm/machinery/safe_directory.hpp"
 #include "tfm/machinery/checkpoint.hpp"
+#include "tfm/machinery/safe_directory.hpp"
 
 namespace tfm {
 

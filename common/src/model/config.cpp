@@ -390,8 +390,7 @@ std::vector<ParameterCount> parameter_counts(const Config& c) {
   }
   rows.push_back({"encoder layer", count::encoder_layer(c), c.n_encoder_layers});
   rows.push_back({"decoder layer", count::decoder_layer(c), c.n_decoder_layers});
-  rows.push_back(
-      {"output projection", output_projection_count<std::size_t>(c), 1});
+  rows.push_back({"output projection", output_projection_count<std::size_t>(c), 1});
   return rows;
 }
 

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <string>
 
+#include "tfm/core/trace.hpp"
 #include "tfm/engine/heap.hpp"
 #include "tfm/engine/profile.hpp"
-#include "tfm/core/trace.hpp"
 
 namespace tfm {
 

@@ -4,9 +4,9 @@
 #include <stdexcept>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/layers/softmax.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 namespace tfm {
 

@@ -5,8 +5,8 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "tfm/pictures/inspection.hpp"
 #include "tfm/pictures/attention_dir.hpp"
+#include "tfm/pictures/inspection.hpp"
 
 namespace tfm {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <utility>
 
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/tensor.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
 #include "tfm/support/format.hpp"
 
 namespace tfm {

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "tfm/engine/profile.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 

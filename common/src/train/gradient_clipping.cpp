@@ -4,10 +4,10 @@
 #include <sstream>
 #include <vector>
 
-#include "tfm/engine/profile.hpp"
-#include "tfm/engine/reductions.hpp"
 #include "tfm/core/tensor.hpp"
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/profile.hpp"
+#include "tfm/engine/reductions.hpp"
 
 namespace tfm {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "tfm/data/vocabulary.hpp"
-#include "tfm/model/transformer.hpp"
 #include "tfm/machinery/checkpoint.hpp"
+#include "tfm/model/transformer.hpp"
 
 namespace tfm {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "tfm/core/parameter.hpp"
-#include "tfm/train/adam.hpp"
 #include "tfm/machinery/checkpoint.hpp"
+#include "tfm/train/adam.hpp"
 #include "tfm/train/trainer.hpp"
 
 namespace tfm {

@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "tfm/core/parameter.hpp"
+#include "tfm/machinery/checkpoint.hpp"
+#include "tfm/machinery/checkpoint_lock.hpp"
 #include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
 #include "tfm/model/transformer.hpp"
-#include "tfm/train/adam.hpp"
-#include "tfm/machinery/checkpoint.hpp"
-#include "tfm/machinery/checkpoint_lock.hpp"
 #include "tfm/support/stop_request.hpp"
 #include "tfm/tasks/task.hpp"
+#include "tfm/train/adam.hpp"
 #include "tfm/train/trainer.hpp"
 
 namespace tfm {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tfm/tasks/vowel_metrics.hpp"
 #include "tfm/model/transformer.hpp"
 #include "tfm/tasks/task.hpp"
+#include "tfm/tasks/vowel_metrics.hpp"
 #include "tfm/tasks/vowel_task.hpp"
 
 namespace tfm {

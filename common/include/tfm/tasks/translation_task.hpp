@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "tfm/tasks/toy_translation.hpp"
 #include "tfm/tasks/task.hpp"
+#include "tfm/tasks/toy_translation.hpp"
 
 namespace tfm {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tfm/tasks/vowel_restoration.hpp"
 #include "tfm/tasks/task.hpp"
+#include "tfm/tasks/vowel_restoration.hpp"
 
 namespace tfm {
 
