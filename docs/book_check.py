@@ -404,16 +404,25 @@ def rule_try_it(bk):
     return problems
 
 
+def project_pages(bk):
+    """The Markdown sources of the project pages (projects/NAME/README.md) of the book's INPUT."""
+    projects = os.path.join(os.path.realpath(bk.cfg["source_dir"]), "projects")
+    return sorted(source for source in bk.readers.values()
+                  if os.path.basename(source) == "README.md"
+                  and os.path.dirname(os.path.dirname(os.path.realpath(source))) == projects)
+
+
 def rule_try_it_answered(bk):
-    """Every "Try it" exercise of a chapter has an answer, in a fold under it; the answer of a
-    `./tutorial chapter N ...` exercise shows what that command printed (chNN_try_K, which the
-    book's build writes), so that its numbers come from the run."""
+    """Every "Try it" exercise of a chapter or of a project has an answer, in a fold under it; the
+    answer of a `./tutorial chapter N ...` exercise shows what that command printed (chNN_try_K,
+    which the book's build writes), so that its numbers come from the run. The book's build does
+    not run a project's commands (`./build/bin/NAME ...`): their answers show no chNN_try_K."""
     problems = []
-    for _, name, _ in bk.chapters:
-        page = bk.pages[name]
-        items = book.try_it_answers(page.source)
+    sources = [bk.pages[name].source for _, name, _ in bk.chapters] + project_pages(bk)
+    for source in sources:
+        items = book.try_it_answers(source)
         for k, (line, text, answer) in enumerate(items, 1):
-            where = "%s:%d" % (page.source, line)
+            where = "%s:%d" % (source, line)
             if not answer:
                 problems.append("%s: the exercise has no answer (a fold %s ... %s under it)"
                                 % (where, book.ANSWER_OPEN, book.ANSWER_CLOSE))

@@ -298,6 +298,30 @@ class BookCheck(unittest.TestCase):
         self.write(self.page, PAGE + "4. `./build/bin/ch01_example --long`: a long run.\n")
         self.assert_fails("README.md:%d: the exercise has no answer" % (PAGE.count("\n") + 1))
 
+    def test_a_project_exercise_without_an_answer(self):
+        # A project's page (projects/NAME/README.md, plain Doxygen Markdown) is held to it too.
+        project = os.path.join(self.root, "src", "projects", "x")
+        os.makedirs(project)
+        source = os.path.join(project, "README.md")
+        self.write(source, "# Project: x {#project_x}\n\nA project.\n\n## Try it {#x_try}\n\n"
+                   "1. `./build/bin/x --steps 10`: a short run. Does the loss fall?\n"
+                   "2. `./build/bin/x --load x.ckpt`: the saved model.\n"
+                   "   <details class=\"tfm-answer\"><summary>Answer</summary>\n"
+                   "   It does.\n"
+                   "   </details>\n")
+        doxyfile = os.path.join(self.book_dir, "Doxyfile")
+        self.write(doxyfile, book.read(doxyfile).replace(
+            "\nOTHER", ' \\\n        "%s"\nOTHER' % source))
+        self.write(os.path.join(self.html, "project_x.html"), page_html(
+            '<div class="contents"><p>A project.</p></div><!-- contents -->'))
+        self.assert_fails("projects/x/README.md:7: the exercise has no answer")
+        self.assertNotIn("README.md:8:", "\n".join(self.problems()))
+        # Answered, it passes this rule; a project's answer needs no chNN_try_K.
+        self.write(source, book.read(source).replace(
+            "Does the loss fall?\n", "Does the loss fall?\n   <details class=\"tfm-answer\">"
+            "<summary>Answer</summary>\n   It falls.\n   </details>\n"))
+        self.assertEqual(book_check.rule_try_it_answered(book_check.Book(self.cfg)), [])
+
     def test_an_answer_without_the_commands_output(self):
         self.write(self.page, PAGE.replace("\\programoutputfolded{ch01_try_2}", "(none)"))
         self.assert_fails("the answer does not show what the command printed: add "
