@@ -618,14 +618,17 @@ def link_snippet_files(cfg):
             where = html.unescape(re.sub(r"<[^>]+>", "", m.group(1))).strip()
             file, _, span = where.partition(":")
             page = find_source_page(sources, file)
+            first_line, _, last_line = span.partition("-")
+            label = file + ("" if not span else ", line " + first_line if first_line == last_line
+                            else ", lines %s\u2013%s" % (first_line, last_line))
+            if not page and file.endswith(".py"):
+                # The book's source pages are the C++ ones: a Python file is named, not linked.
+                return '<div class="tfm-snippet-file">%s</div>' % html.escape(label)
             if not page:
                 missing.add(file)
                 return m.group(0)
             first = span.split("-")[0] if span else ""
             href = page + ("#l%05d" % int(first) if first.isdigit() else "")
-            first_line, _, last_line = span.partition("-")
-            label = file + ("" if not span else ", line " + first_line if first_line == last_line
-                            else ", lines %s\u2013%s" % (first_line, last_line))
             return ('<div class="tfm-snippet-file"><a href="%s" title="the whole file, with '
                     'links to every name it uses">%s</a></div>' % (href, html.escape(label)))
 

@@ -52,6 +52,8 @@ class Blocks(HTMLParser):
             return "results"  # a results file's table (\\resultstable): printed, not prose
         if tag == "div" and "tfm-output" in cls:
             return "nolink"  # an output block: its fold's summary line is not prose
+        if tag == "div" and "tfm-snippet-file" in cls:
+            return "nolink"  # a quotation's file and lines
         if tag in ("a", "code", "pre", "script", "style", "tt", "title", "head"):
             return "nolink"
         if tag == "div" and ("title" in cls or "headertitle" in cls or "tfm-chapter-nav" in cls):
@@ -202,7 +204,8 @@ def rule_markup_and_links(bk):
             for m in re.finditer(r"\b[Cc]hapters? (\d\d)\b", prose):
                 problems.append("%s: \"%s\" is not a link (write \\ref ch%s \"chapter %s\")"
                                 % (page.name, m.group(0), m.group(1), m.group(1)))
-        if re.search(r'<div class="tfm-snippet-file">(?!<a )', page.text):
+        # A C++ file has a source page to link to; a Python file (the PyTorch twin) is named only.
+        if re.search(r'<div class="tfm-snippet-file">(?!<a )(?![^<]*\.py\b)', page.text):
             problems.append("%s: a snippet's file name is not linked to its source" % page.name)
     return problems
 
