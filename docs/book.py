@@ -372,42 +372,16 @@ def cmd_prepare(cfg):
 SNIPPET = re.compile(r"^(\s*)\\snippet(?:\{[^}]*\})?\s+(\S+)\s+(.+?)\s*$")
 
 
-_EXAMPLE_FILES = []
-
-
 def resolve_example(cfg, name):
     """The one file the example path gives for `name`, as Doxygen finds it, or None."""
-    if not _EXAMPLE_FILES:
-        for root in cfg["example_roots"]:
-            for dirpath, _, files in os.walk(root):
-                for f in files:
-                    full = os.path.join(dirpath, f)
-                    _EXAMPLE_FILES.append((os.path.relpath(full, root).replace(os.sep, "/"), full))
-    found = [full for rel, full in _EXAMPLE_FILES if rel == name or rel.endswith("/" + name)]
-    return found[0] if len(found) == 1 else None
+    return book_forge.resolve(cfg["example_roots"], name)
 
 
 # A marker `// [tag]` (`# [tag]` in Python) on a line of its own opens and then closes the code a
-# page quotes.
+# page quotes: book_forge's markers and snippet_lines.
 MARKER = book_forge.MARKER
-
-
-def markers(path):
-    """Every marker of a source file: {tag: [its lines, 1-based]}."""
-    found = {}
-    for i, line in enumerate(read(path).split("\n"), 1):
-        m = MARKER.match(line)
-        if m:
-            found.setdefault(m.group(1), []).append(i)
-    return found
-
-
-def snippet_lines(path, tag):
-    """First and last line (1-based) of the code between the two '[tag]' markers."""
-    marks = markers(path).get(tag, [])
-    if len(marks) < 2:
-        return None
-    return marks[0] + 1, marks[1] - 1
+markers = book_forge.markers
+snippet_lines = book_forge.snippet_lines
 
 
 def doxygen_text(page, cfg=None):

@@ -107,7 +107,7 @@ class BookCheck(unittest.TestCase):
                     "output_dir": self.output, "generated_dir": self.book_dir,
                     "example_roots": [os.path.join(src, "chapters")],
                     "chapters": [{"number": "01", "dir": "01_example", "page": self.page}]}
-        book._EXAMPLE_FILES.clear()
+        book.book_forge._FILES.clear()
 
     def tearDown(self):
         shutil.rmtree(self.root)
