@@ -3,6 +3,7 @@
 // copying the source, a word-by-word translation and Apertium, on test verses and on a book it
 // never saw. Its page: projects/translate/README.md.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
@@ -211,6 +212,16 @@ struct Scored {
   std::vector<System> systems;
 };
 
+std::vector<std::string> references_of(const Scored& part, const TranslationData& data) {
+  std::vector<std::string> references;
+  for (const ParallelVerse* v : part.verses) references.push_back(data.target_text(*v));
+  return references;
+}
+
+bool is_model(const System& s) {
+  return s.name.rfind("model", 0) == 0;
+}
+
 std::string score_table(const std::vector<Scored>& parts, const TranslationData& data) {
   std::ostringstream out;
   out << std::left << std::setw(34) << "BLEU / chrF";
@@ -225,8 +236,7 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
         out << std::setw(28) << "-";
         continue;
       }
-      std::vector<std::string> references;
-      for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
+      const std::vector<std::string> references = references_of(p, data);
       char cell[64];
       std::snprintf(cell, sizeof cell, "%6.2f / %5.2f",
                     corpus_bleu(system.outputs, references).bleu,
@@ -240,15 +250,60 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
       if (!system.note.empty())
         out << system.name << " (" << p.part << "): " << system.note << "\n";
       if (system.outputs.empty()) continue;
-      std::vector<std::string> references;
-      for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
-      if (system.name.rfind("model", 0) == 0)
-        out << system.name << ", " << p.part
-            << ", sacreBLEU's line: " << corpus_bleu(system.outputs, references).to_string()
-            << "\n";
+      if (is_model(system))
+        out << system.name << ", " << p.part << ", sacreBLEU's line: "
+            << corpus_bleu(system.outputs, references_of(p, data)).to_string() << "\n";
     }
   return out.str();
 }
+
+// [rankings]
+// Every system ranked by each measure, and the model (its last row: beam search) against the
+// best baseline by that measure, with the paired bootstrap's 95 % interval of the difference.
+std::string rankings(const std::vector<Scored>& parts, const TranslationData& data) {
+  std::ostringstream out;
+  char line[200];
+  for (const Scored& p : parts) {
+    const std::vector<std::string> references = references_of(p, data);
+    std::vector<const System*> ran;
+    for (const System& s : p.systems)
+      if (!s.outputs.empty()) ran.push_back(&s);
+    const System* model = nullptr;
+    for (const System* s : ran)
+      if (is_model(*s)) model = s;
+    for (const Measure m : {Measure::kBleu, Measure::kChrf}) {
+      std::vector<std::pair<double, const System*>> ranked;
+      for (const System* s : ran) ranked.emplace_back(corpus_score(s->outputs, references, m), s);
+      std::stable_sort(ranked.begin(), ranked.end(),
+                       [](const auto& a, const auto& b) { return a.first > b.first; });
+      out << p.part << ", ranked by " << measure_name(m) << ":";
+      for (std::size_t i = 0; i < ranked.size(); ++i) {
+        std::snprintf(line, sizeof line, "%s %s %.2f", i ? " >" : "",
+                      ranked[i].second->name.c_str(), ranked[i].first);
+        out << line;
+      }
+      out << "\n";
+      const System* best = nullptr;
+      for (const auto& [score, s] : ranked)
+        if (!is_model(*s) && s->name != "copy the source" && !best) best = s;
+      if (!model || !best) continue;
+      const PairedBootstrap b = paired_bootstrap(model->outputs, best->outputs, references, m);
+      std::snprintf(line, sizeof line,
+                    "  %s - %s (the best baseline by %s): %+.2f, 95 %% interval [%+.2f, %+.2f]",
+                    model->name.c_str(), best->name.c_str(), measure_name(m), b.a - b.b, b.low,
+                    b.high);
+      out << line << ": "
+          << (b.a_ahead()    ? "the model is ahead"
+              : b.a_behind() ? "the model is behind"
+                             : "not significant (the interval holds 0)")
+          << "\n";
+    }
+  }
+  out << "(paired bootstrap: 1000 resamples of the verses, seed 12345, as sacreBLEU's "
+         "--paired-bs)\n";
+  return out.str();
+}
+// [rankings]
 
 std::string side_by_side(const Scored& part, const TranslationData& data, std::size_t count) {
   std::ostringstream out;
@@ -450,7 +505,7 @@ int main(int argc, char** argv) {
     }
     std::ostringstream results;
     if (!trained.empty()) results << trained;
-    results << score_table(scored, data);
+    results << score_table(scored, data) << rankings(scored, data);
     if (o.show > 0)
       results << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
     std::cout << "\n" << results.str();
