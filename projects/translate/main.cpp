@@ -113,7 +113,8 @@ tfm::CommandLine declare_options() {
               std::to_string(kDefaultTestVerses))
       .option("--show", "N", "print N test verses side by side", "5")
       .option("--export-test-set", "FILE",
-              "write the test verses with the two simple baselines as TSV, and stop")
+              "write the test verses (echoes included) with the two simple baselines as TSV, "
+              "and stop")
       .flag("--no-greedy", "test beam search only (skip the greedy row)");
   tfm::RunOptions::declare(cli, {"the translation model", /*beam=*/4, /*heat_map=*/false});
   return cli;
@@ -371,12 +372,19 @@ int main(int argc, char** argv) {
     const ParallelReading reading = read_parallel(spanish_bible(), english_bible());
     const AlignedVerses aligned = align_verses(reading.verses);
     std::cout << aligned.report.summary() << "\n";
+    SplitVerses parts = split_verses(aligned.pairs);
+    // The scored test set without echoes of training verses (the whole test part for
+    // --export-test-set: the BLEU fixture of tests/fixtures is made from it).
+    if (o.export_test_set.empty()) {
+      const std::size_t before = parts[static_cast<int>(Part::kTest)].size();
+      std::cout << remove_echoes(parts).summary(before) << "\n";
+    }
     std::optional<TranslationData> loaded_data;
     if (saved) {
-      loaded_data.emplace(saved_translation_data(checkpoint, *saved, split_verses(aligned.pairs),
-                                                 o.direction, o.longest));
+      loaded_data.emplace(
+          saved_translation_data(checkpoint, *saved, std::move(parts), o.direction, o.longest));
     } else {
-      loaded_data.emplace(split_verses(aligned.pairs), o.direction, o.symbols, o.longest);
+      loaded_data.emplace(std::move(parts), o.direction, o.symbols, o.longest);
     }
     const TranslationData& data = *loaded_data;
     std::cout << data.summary() << "\n";
@@ -512,20 +520,23 @@ int main(int argc, char** argv) {
     if (tfm::write_side_output(
             [&] { tfm::write_text_file("results_translate.txt", results.str()); }))
       std::cout << "wrote results_translate.txt\n";
-    // Every test translation, for a closer look (and for NLTK in experiments/translate_recipe.py).
-    std::ostringstream tsv;
-    tsv << "verse\tsource\treference";
-    for (const System& s : scored.front().systems) tsv << "\t" << s.name;
-    tsv << "\n";
-    for (std::size_t i = 0; i < scored.front().verses.size(); ++i) {
-      const ParallelVerse& v = *scored.front().verses[i];
-      tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
-      for (const System& s : scored.front().systems)
-        tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
+    // Every translation of both parts, for a closer look (and for NLTK in
+    // experiments/translate_recipe.py): translations_test.tsv, translations_Ruth.tsv.
+    for (const Scored& part : scored) {
+      std::ostringstream tsv;
+      tsv << "verse\tsource\treference";
+      for (const System& s : part.systems) tsv << "\t" << s.name;
       tsv << "\n";
+      for (std::size_t i = 0; i < part.verses.size(); ++i) {
+        const ParallelVerse& v = *part.verses[i];
+        tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
+        for (const System& s : part.systems) tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
+        tsv << "\n";
+      }
+      const std::string file = "translations_" + part.part + ".tsv";
+      if (tfm::write_side_output([&] { tfm::write_text_file(file, tsv.str()); }))
+        std::cout << "wrote " << file << "\n";
     }
-    if (tfm::write_side_output([&] { tfm::write_text_file("translations_test.tsv", tsv.str()); }))
-      std::cout << "wrote translations_test.tsv\n";
     // The heat map: the book's first verse, as the model translated it (beam search).
     const Scored& book = scored.back();
     if (!book.verses.empty())
