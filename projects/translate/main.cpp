@@ -482,6 +482,9 @@ int main(int argc, char** argv) {
     for (const ParallelVerse& v : data.verses(Part::kTrain))
       train.emplace_back(data.source_text(v), data.target_text(v));
     const WordByWord word_by_word = WordByWord::learn(train);
+    // Apertium a second time, on the Spanish as it is written today (Spanish -> English only).
+    const bool spanish_source = o.direction == Direction::kSpanishToEnglish;
+    const Modernisation modern = Modernisation::learn(train, word_by_word);
     const std::string apertium_mode =
         o.direction == Direction::kSpanishToEnglish ? "spa-eng" : "eng-spa";
     std::vector<Scored> scored;
@@ -498,6 +501,13 @@ int main(int argc, char** argv) {
       s.systems.push_back({"word by word", wbw, "", "words"});
       s.systems.push_back(
           {"Apertium " + apertium_mode, apertium.outputs, apertium.problem, "Apertium"});
+      if (spanish_source) {
+        std::vector<std::string> modern_sources;
+        for (const std::string& text : sources) modern_sources.push_back(modern.apply(text));
+        const ApertiumRun modern_run = run_apertium(modern_sources, apertium_mode);
+        s.systems.push_back(
+            {"Apertium, modern spelling", modern_run.outputs, modern_run.problem, "Apertium*"});
+      }
       const auto decode_start = std::chrono::steady_clock::now();
       if (o.greedy_too || o.run.beam == 1)
         s.systems.push_back(
@@ -513,6 +523,7 @@ int main(int argc, char** argv) {
     }
     std::ostringstream results;
     if (!trained.empty()) results << trained;
+    if (spanish_source) results << "Apertium, modern spelling: " << modern.describe() << "\n";
     results << score_table(scored, data) << rankings(scored, data);
     if (o.show > 0)
       results << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
