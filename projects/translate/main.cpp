@@ -258,6 +258,46 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
   return out.str();
 }
 
+// How often each system writes the reference's names, and how much it repeats itself (the
+// reference's own repeats beside them: a list in a verse repeats too).
+std::string names_and_loops_table(const std::vector<Scored>& parts, const TranslationData& data) {
+  std::ostringstream out;
+  out << std::left << std::setw(34) << "names kept / 4-gram repeats, %";
+  for (const Scored& p : parts)
+    out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
+  out << "\n";
+  const auto cell = [](double names, double repeats) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%6.2f / %5.2f", names, repeats);
+    return std::string(text);
+  };
+  for (std::size_t s = 0; s < parts.front().systems.size(); ++s) {
+    out << std::setw(34) << parts.front().systems[s].name;
+    for (const Scored& p : parts) {
+      const System& system = p.systems[s];
+      out << std::setw(28)
+          << (system.outputs.empty()
+                  ? std::string("-")
+                  : cell(names_kept(system.outputs, references_of(p, data)).percent(),
+                         repeated_ngrams(system.outputs).percent()));
+    }
+    out << "\n";
+  }
+  out << std::setw(34) << "the reference";
+  for (const Scored& p : parts) {
+    const std::vector<std::string> references = references_of(p, data);
+    out << std::setw(28)
+        << cell(names_kept(references, references).percent(),
+                repeated_ngrams(references).percent());
+  }
+  out << "\n";
+  for (const Scored& p : parts) {
+    const NamesKept names = names_kept(references_of(p, data), references_of(p, data));
+    out << p.part << ": " << names.names << " names in the references\n";
+  }
+  return out.str();
+}
+
 // [rankings]
 // Every system ranked by each measure, and the model (its last row: beam search) against the
 // best baseline by that measure, with the paired bootstrap's 95 % interval of the difference.
@@ -524,7 +564,8 @@ int main(int argc, char** argv) {
     std::ostringstream results;
     if (!trained.empty()) results << trained;
     if (spanish_source) results << "Apertium, modern spelling: " << modern.describe() << "\n";
-    results << score_table(scored, data) << rankings(scored, data);
+    results << score_table(scored, data) << rankings(scored, data)
+            << names_and_loops_table(scored, data);
     if (o.show > 0)
       results << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
     std::cout << "\n" << results.str();
