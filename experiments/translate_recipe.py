@@ -8,10 +8,11 @@ default run, each too long for the book's build.
     /usr/bin/python3 experiments/translate_recipe.py default [BUILD_DIR] [--from DIR]
     /usr/bin/python3 experiments/translate_recipe.py wider [BUILD_DIR] [--from DIR]
 
-`default` runs build/bin/translate with no arguments in BUILD_DIR/translate-default (or takes the
-files of such a run already made in DIR) and writes experiments/recorded_translate_default.txt
-(what it wrote to results_translate.txt, under lines naming the date, the CPU and the run's time;
-DIR must hold the run's output.txt, its standard output) and
+`default` runs build/bin/translate --save model (the defaults, and the model kept) in
+BUILD_DIR/translate-default (or takes the files of such a run already made in DIR) and writes
+experiments/recorded_translate_default.txt (what it wrote to results_translate.txt, under lines
+naming the date, the CPU and the run's time, then what the saved model makes of TEXTS with
+--translate; DIR must hold the run's output.txt, its standard output, and its model) and
 experiments/recorded_translate_cross_attention.svg (its heat map). `wider` does the same for the
 lab's comparison, a model twice as wide trained for the same time (SHORT_RUNS), and writes
 experiments/recorded_translate_wider.txt.
@@ -89,7 +90,21 @@ def nltk_check(tsv, results):
 
 # The runs of a default's length, by name: the default, and the lab's comparison (the default's
 # batches and seed, a model twice as wide, the same time).
-SHORT_RUNS = {"default": [], "wider": WIDE_MODEL + ["--minutes", "5", "--show", "0"]}
+SHORT_RUNS = {"default": ["--save", "model"], "wider": WIDE_MODEL + ["--minutes", "5", "--show", "0"]}
+# What the default's saved model makes of the README's example (Genesis 1:3, a training verse) and
+# of two sentences of today's Spanish, recorded under its results.
+TEXTS = ["Y dijo Dios: Sea la luz: y fué la luz.", "El perro come pan en la casa.",
+         "Mañana voy al mercado con mi hermana."]
+
+
+def translate_texts(build, source):
+    """What `translate --load model --translate TEXT ...` prints for TEXTS, from the first text on."""
+    args = ["--load", "model"] + sum([["--translate", t] for t in TEXTS], [])
+    _, printed = run(os.path.join(build, "bin", "translate"), args, source)
+    lines = printed.split("\n")
+    first = next(i for i, line in enumerate(lines) if line == TEXTS[0])
+    return "translate %s\n%s" % (" ".join("'%s'" % a if " " in a else a for a in args),
+                                  "\n".join(lines[first:]).rstrip() + "\n")
 
 
 def record_short_run(build, source, name):
@@ -114,6 +129,9 @@ def record_short_run(build, source, name):
                 % (" ".join(args) or "(its defaults)", time.strftime("%Y-%m-%d"), cpu_name(),
                    int(done.group(1)) / 60.0, load))
         f.write(results)
+        if name == "default":
+            f.write("\nThe saved model, given the README's example and two sentences of today's Spanish:\n")
+            f.write(translate_texts(build, source))
     print("wrote", record)
     if name == "default":
         shutil.copyfile(os.path.join(source, "cross_attention_translate.svg"),

@@ -111,7 +111,7 @@ tfm::CommandLine declare_options() {
               "with --translate -: write the attention maps of the last text into DIR")
       .option("--test-verses", "N", "test on N test verses spread over the test set (0: all)",
               std::to_string(kDefaultTestVerses))
-      .option("--show", "N", "print N test verses side by side", "5")
+      .option("--show", "N", "print N test verses and N of the held-out book side by side", "5")
       .option("--export-test-set", "FILE",
               "write the test verses (echoes included) with the two simple baselines as TSV, "
               "and stop")
@@ -350,13 +350,20 @@ std::string side_by_side(const Scored& part, const TranslationData& data, std::s
   std::ostringstream out;
   const std::size_t n = std::min(count, part.verses.size());
   for (std::size_t i = 0; i < n; ++i) {
-    // Verses spread over the test set, not the first few of Genesis.
+    // [fixed rule]
+    // Verses spread evenly over the part (its first and last among them), not the first few of
+    // Genesis: chosen by their place, not by hand.
     const std::size_t k = n <= 1 ? 0 : i * (part.verses.size() - 1) / (n - 1);
+    // [fixed rule]
     const ParallelVerse& v = *part.verses[k];
     out << v.ref.osis() << "\n  source     " << data.source_text(v) << "\n";
-    for (const System& s : part.systems)
-      if (!s.outputs.empty() && !s.label.empty())
-        out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
+    // The model first, then Apertium, then word by word.
+    for (const int rank : {0, 1, 2})
+      for (const System& s : part.systems) {
+        const int its_rank = is_model(s) ? 0 : s.label.rfind("Ap", 0) == 0 ? 1 : 2;
+        if (its_rank == rank && !s.outputs.empty() && !s.label.empty())
+          out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
+      }
     out << "  reference  " << data.target_text(v) << "\n";
   }
   return out.str();
@@ -508,6 +515,11 @@ int main(int argc, char** argv) {
         const std::string note = unknown_characters_note(data, text);
         if (!note.empty()) std::cout << "note: " << note << "\n";
         std::cout << text << "\n  ->  " << translate_texts(model, data, {text}, beam)[0] << "\n";
+        // Apertium beside it, for a text of today's Spanish (when it is installed).
+        if (o.direction == Direction::kSpanishToEnglish) {
+          const ApertiumRun apertium = run_apertium({text}, "spa-eng");
+          if (apertium.ran) std::cout << "  Apertium: " << apertium.outputs[0] << "\n";
+        }
       }
       return 0;
     }
@@ -566,8 +578,12 @@ int main(int argc, char** argv) {
     if (spanish_source) results << "Apertium, modern spelling: " << modern.describe() << "\n";
     results << score_table(scored, data) << rankings(scored, data)
             << names_and_loops_table(scored, data);
-    if (o.show > 0)
+    if (o.show > 0) {
       results << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
+      results << "\n"
+              << kHeldOutBook << " side by side:\n"
+              << side_by_side(scored.back(), data, o.show);
+    }
     std::cout << "\n" << results.str();
     if (tfm::write_side_output(
             [&] { tfm::write_text_file("results_translate.txt", results.str()); }))
