@@ -7,14 +7,18 @@ default run, each too long for the book's build.
                                                       # finished but whose record was not written
     /usr/bin/python3 experiments/translate_recipe.py default [BUILD_DIR] [--from DIR]
     /usr/bin/python3 experiments/translate_recipe.py wider [BUILD_DIR] [--from DIR]
+    /usr/bin/python3 experiments/translate_recipe.py try-it [BUILD_DIR]   # after `default`
 
-`default` runs build/bin/translate with no arguments in BUILD_DIR/translate-default (or takes the
-files of such a run already made in DIR) and writes experiments/recorded_translate_default.txt
-(what it wrote to results_translate.txt, under lines naming the date, the CPU and the run's time;
-DIR must hold the run's output.txt, its standard output) and
+`default` runs build/bin/translate --save model (the defaults, and the model kept) in
+BUILD_DIR/translate-default (or takes the files of such a run already made in DIR) and writes
+experiments/recorded_translate_default.txt (what it wrote to results_translate.txt, under lines
+naming the date, the CPU and the run's time, then what the saved model makes of TEXTS with
+--translate; DIR must hold the run's output.txt, its standard output, and its model) and
 experiments/recorded_translate_cross_attention.svg (its heat map). `wider` does the same for the
 lab's comparison, a model twice as wide trained for the same time (SHORT_RUNS), and writes
-experiments/recorded_translate_wider.txt.
+experiments/recorded_translate_wider.txt. `try-it` runs the commands of the page's Try it answers
+(TRY_IT, about two minutes each; some load the model `default` saved) and writes
+experiments/recorded_translate_try_it.txt.
 
 The recipe:
 
@@ -89,7 +93,21 @@ def nltk_check(tsv, results):
 
 # The runs of a default's length, by name: the default, and the lab's comparison (the default's
 # batches and seed, a model twice as wide, the same time).
-SHORT_RUNS = {"default": [], "wider": WIDE_MODEL + ["--minutes", "5", "--show", "0"]}
+SHORT_RUNS = {"default": ["--save", "model"], "wider": WIDE_MODEL + ["--minutes", "5", "--show", "0"]}
+# What the default's saved model makes of the README's example (Genesis 1:3, a training verse) and
+# of two sentences of today's Spanish, recorded under its results.
+TEXTS = ["Y dijo Dios: Sea la luz: y fué la luz.", "El perro come pan en la casa.",
+         "Mañana voy al mercado con mi hermana."]
+
+
+def translate_texts(build, source):
+    """What `translate --load model --translate TEXT ...` prints for TEXTS, from the first text on."""
+    args = ["--load", "model"] + sum([["--translate", t] for t in TEXTS], [])
+    _, printed = run(os.path.join(build, "bin", "translate"), args, source)
+    lines = printed.split("\n")
+    first = next(i for i, line in enumerate(lines) if line == TEXTS[0])
+    return "translate %s\n%s" % (" ".join("'%s'" % a if " " in a else a for a in args),
+                                  "\n".join(lines[first:]).rstrip() + "\n")
 
 
 def record_short_run(build, source, name):
@@ -104,21 +122,69 @@ def record_short_run(build, source, name):
         with open(os.path.join(source, "output.txt"), "w", encoding="utf-8") as f:
             f.write(printed)
     results = open(os.path.join(source, "results_translate.txt"), encoding="utf-8").read()
+    printed = open(os.path.join(source, "output.txt"), encoding="utf-8").read()
+    # What it printed first about the data: the verse pairs kept, the echoes left out, the parts.
+    data_lines = [line for line in printed.split("\n")
+                  if re.match(r"^(\d+ verses in the Spanish|\d+ of \d+ test verses left out|verse pairs:)", line)]
     # The program's own last line, "done in N s": reading, training and testing.
-    done = re.search(r"^done in (\d+) s$", open(os.path.join(source, "output.txt"), encoding="utf-8").read(), re.M)
+    done = re.search(r"^done in (\d+) s$", printed, re.M)
     record = os.path.join(HERE, "recorded_translate_%s.txt" % name)
     with open(record, "w", encoding="utf-8") as f:
         f.write("# ./build/bin/translate %s, recorded on %s on %s;\n"
                 "# %.1f min in all (reading the Bibles, training, testing; %s);\n"
-                "# what it wrote to results_translate.txt:\n\n"
+                "# what it printed about the data, then what it wrote to results_translate.txt:\n\n"
                 % (" ".join(args) or "(its defaults)", time.strftime("%Y-%m-%d"), cpu_name(),
                    int(done.group(1)) / 60.0, load))
-        f.write(results)
+        f.write("\n".join(data_lines) + "\n\n" + results)
+        if name == "default":
+            f.write("\nThe saved model, given the README's example and two sentences of today's Spanish:\n")
+            f.write(translate_texts(build, source))
     print("wrote", record)
     if name == "default":
         shutil.copyfile(os.path.join(source, "cross_attention_translate.svg"),
                         os.path.join(HERE, "recorded_translate_cross_attention.svg"))
         print("wrote recorded_translate_cross_attention.svg")
+
+
+# The runs of the page's "Try it" answers, each about two minutes at most: short runs that differ
+# from SHORT by one option, and runs of the default's saved model (`translate --save model`, made
+# once by `default`).
+SHORT = ["--steps", "300", "--test-verses", "100", "--show", "0"]
+TIMED = ["--minutes", "1.5", "--test-verses", "100", "--show", "0", "--no-greedy"]
+TRY_IT = [("1", SHORT), ("1", SHORT + ["--direction", "en-es"]),
+          ("2", SHORT + ["--symbols", "1000"]), ("2", SHORT + ["--symbols", "8000"]),
+          ("3", ["--load", "model", "--alpha", "0", "--no-greedy", "--show", "0"]),
+          ("4", ["--load", "model", "--translate", "Y Noemi volvió á Beth-lehem con Rut su nuera."]),
+          ("6", TIMED), ("6", TIMED + WIDE_MODEL)]
+TRY_IT_OUT = os.path.join(HERE, "recorded_translate_try_it.txt")
+
+
+def record_try_it(build):
+    """Runs TRY_IT in BUILD_DIR/translate-default (where `default` left its model) and writes
+    experiments/recorded_translate_try_it.txt: each command, its time, the lines it printed about
+    the data and the decoding, and its results_translate.txt."""
+    work = os.path.join(build, "translate-default")
+    if not os.path.isdir(os.path.join(work, "model")):
+        sys.exit("no model in %s: run `translate_recipe.py default` first" % work)
+    parts = ["# The runs of the translation page's Try it answers, recorded by\n"
+             "# experiments/translate_recipe.py try-it on %s on %s.\n" % (time.strftime("%Y-%m-%d"), cpu_name())]
+    for exercise, args in TRY_IT:
+        seconds, printed = run(os.path.join(build, "bin", "translate"), args, work)
+        load = open("/proc/loadavg").read().split()[0]
+        kept = [line for line in printed.split("\n")
+                if re.match(r"^(subwords:|verse pairs:|test: .* decoded|Ruth: .* decoded)", line)]
+        if "--translate" in args:  # no test, no results file: what it printed from the first text on
+            lines = printed.split("\n")
+            text = args[args.index("--translate") + 1]
+            results = "\n".join(lines[lines.index(text):]).rstrip() + "\n"
+        else:
+            results = open(os.path.join(work, "results_translate.txt"), encoding="utf-8").read()
+        parts.append("\n# Exercise %s: translate %s\n# %.0f s in all (load average %s when it ended)\n%s\n%s"
+                     % (exercise, " ".join(args), seconds, load, "\n".join(kept), results.rstrip() + "\n"))
+        print("exercise %s: translate %s: %.0f s" % (exercise, " ".join(args), seconds), flush=True)
+    with open(TRY_IT_OUT, "w", encoding="utf-8") as f:
+        f.write("".join(parts))
+    print("wrote", TRY_IT_OUT)
 
 
 def main():
@@ -134,6 +200,8 @@ def main():
             del args[at:at + 2]
         return record_short_run(os.path.abspath(args[0] if args else os.path.join(ROOT, "build")), source,
                               sys.argv[1])
+    if sys.argv[1:2] == ["try-it"]:
+        return record_try_it(os.path.abspath(sys.argv[2] if sys.argv[2:] else os.path.join(ROOT, "build")))
     args = [a for a in sys.argv[1:] if a != "--reuse"]
     build = os.path.abspath(args[0] if args else os.path.join(ROOT, "build"))
     program = os.path.join(build, "bin", "translate")

@@ -82,3 +82,24 @@ TEST_CASE("on the test verses, BLEU agrees with NLTK to 0.01", "[baselines][bleu
   CHECK(corpus_bleu(word_by_word, references, BleuSmoothing::kNone).bleu ==
         Approx(nltk.at("word_by_word")).margin(0.01));
 }
+
+TEST_CASE("Modernisation writes the 1909 Spanish as today, and maps names", "[baselines]") {
+  CHECK(Modernisation::modern_spelling("Y fué á Moab, é Isaac ó Jacob.") ==
+        "Y fue a Moab, e Isaac o Jacob.");
+  CHECK(Modernisation::modern_spelling("Á éste dió pan; y levantóse, y díjole: Fuése.") ==
+        "A este dio pan; y se levantó, y le dijo: Se fue.");
+  CHECK(Modernisation::modern_spelling("haréle bien") == "le haré bien");
+  // Not a verb with a pronoun: an accent elsewhere, a noun in -os, a gerund.
+  CHECK(Modernisation::modern_spelling("los ángeles de los Judíos, diciéndole") ==
+        "los ángeles de los Judíos, diciéndole");
+  const std::vector<TextPair> pairs = {
+      {"y Jehová habló", "and Yahweh spoke"}, {"y Moisés dijo", "and Moses said"},
+      {"y Jehová dijo", "and Yahweh said"},   {"y Moisés habló", "and Moses spoke"},
+      {"habló Jehová", "Yahweh spoke"},       {"y Aarón", "and Aaron"}};
+  const Modernisation m = Modernisation::learn(pairs, WordByWord::learn(pairs), 2);
+  CHECK(m.names().size() == 2);
+  CHECK(m.names().at("Jehová") == "Yahweh");
+  CHECK(m.names().at("Moisés") == "Moses");
+  CHECK(m.apply("Y fué Jehová á Moisés.") == "Y fue Yahweh a Moses.");
+  CHECK(m.describe().find("2 names of the training verses") != std::string::npos);
+}

@@ -111,3 +111,120 @@ TEST_CASE("scores refuse lists of different lengths", "[bleu][bad-input]") {
   CHECK_THROWS_WITH(corpus_bleu({}, {}), "corpus_bleu: no sentences to score");
   CHECK_THROWS_WITH(corpus_chrf({"a", "b"}, {"a"}), "corpus_chrf: 2 outputs but 1 references");
 }
+
+namespace {
+// Sentences for the bootstrap: references, and outputs that get all, half or none of them.
+struct Sentences {
+  std::vector<std::string> references, right, half, wrong;
+};
+Sentences sentences(std::size_t n) {
+  Sentences s;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string k = std::to_string(i);
+    s.references.push_back("the man " + k + " went to the city of David and rested there");
+    s.right.push_back(s.references.back());
+    s.half.push_back("the man " + k + " walked into a town and slept");
+    s.wrong.push_back("a woman " + k + " ran from some village");
+  }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("paired bootstrap: identical systems differ by exactly 0", "[bleu][bootstrap]") {
+  const Sentences s = sentences(50);
+  for (const Measure m : {Measure::kBleu, Measure::kChrf}) {
+    const PairedBootstrap b = paired_bootstrap(s.half, s.half, s.references, m);
+    CHECK(b.a == b.b);
+    CHECK(b.low == 0.0);
+    CHECK(b.high == 0.0);
+    CHECK(b.not_ahead == 1.0);  // never ahead
+    CHECK_FALSE(b.a_ahead());
+    CHECK_FALSE(b.a_behind());
+    CHECK(b.resamples == 1000);
+  }
+}
+
+TEST_CASE("paired bootstrap: two systems equally good take turns, the interval holds 0",
+          "[bleu][bootstrap]") {
+  const Sentences s = sentences(200);
+  std::vector<std::string> a, b;  // a right on the even sentences, b on the odd ones
+  for (std::size_t i = 0; i < s.references.size(); ++i) {
+    a.push_back(i % 2 == 0 ? s.right[i] : s.wrong[i]);
+    b.push_back(i % 2 == 0 ? s.wrong[i] : s.right[i]);
+  }
+  for (const Measure m : {Measure::kBleu, Measure::kChrf}) {
+    const PairedBootstrap p = paired_bootstrap(a, b, s.references, m);
+    CHECK(p.a == Approx(p.b));
+    CHECK(p.low < 0.0);
+    CHECK(p.high > 0.0);
+    CHECK(p.not_ahead > 0.2);
+    CHECK(p.not_ahead < 0.8);
+  }
+}
+
+TEST_CASE("paired bootstrap: better on every sentence, the interval is above 0",
+          "[bleu][bootstrap]") {
+  const Sentences s = sentences(30);
+  for (const Measure m : {Measure::kBleu, Measure::kChrf}) {
+    const PairedBootstrap p = paired_bootstrap(s.right, s.half, s.references, m);
+    CHECK(p.a == Approx(100.0));
+    CHECK(p.b == Approx(corpus_score(s.half, s.references, m)));
+    CHECK(p.low > 0.0);
+    CHECK(p.a_ahead());
+    CHECK(p.not_ahead == 0.0);
+    const PairedBootstrap reversed = paired_bootstrap(s.half, s.right, s.references, m);
+    CHECK(reversed.a_behind());
+    CHECK(reversed.high == Approx(-p.low));
+  }
+}
+
+TEST_CASE("paired bootstrap: the same seed draws the same resamples", "[bleu][bootstrap]") {
+  const Sentences s = sentences(40);
+  std::vector<std::string> mixed = s.half;
+  for (std::size_t i = 0; i < mixed.size(); i += 3) mixed[i] = s.wrong[i];
+  const PairedBootstrap one = paired_bootstrap(mixed, s.half, s.references, Measure::kBleu);
+  const PairedBootstrap two = paired_bootstrap(mixed, s.half, s.references, Measure::kBleu);
+  CHECK(one.low == two.low);
+  CHECK(one.high == two.high);
+  CHECK(one.not_ahead == two.not_ahead);
+  const PairedBootstrap other =
+      paired_bootstrap(mixed, s.half, s.references, Measure::kBleu, 1000, 7);
+  CHECK(other.a == one.a);  // the full-set scores do not depend on the draws
+  CHECK((other.low != one.low || other.high != one.high));
+  CHECK_THROWS_WITH(paired_bootstrap({"a"}, {"a", "b"}, {"a", "b"}, Measure::kBleu),
+                    "paired_bootstrap: 1 outputs but 2 references");
+  CHECK_THROWS_WITH(paired_bootstrap({"a"}, {"a"}, {"a"}, Measure::kChrf, 0),
+                    "paired_bootstrap: no resamples");
+}
+
+TEST_CASE("chrF statistics add up to corpus chrF", "[bleu]") {
+  const Sentences s = sentences(5);
+  ChrfStatistics total;
+  for (std::size_t i = 0; i < 5; ++i) total += chrf_statistics(s.half[i], s.references[i]);
+  CHECK(chrf_score(total) == corpus_chrf(s.half, s.references));
+}
+
+TEST_CASE("names: capitalised words that do not begin a sentence", "[bleu][names]") {
+  CHECK(names_in("Then Naomi said to Ruth, “Go, my daughter.” Boaz went up. I saw God’s hand.") ==
+        std::vector<std::string>{"Naomi", "Ruth", "God"});
+  CHECK(names_in("Y dijo Dios: Sea la luz: y fué la luz.") == std::vector<std::string>{"Dios"});
+  CHECK(names_in("and he went to Bethlehem (Judah)") ==
+        std::vector<std::string>{"Bethlehem", "Judah"});
+  const NamesKept kept = names_kept({"Naomi spoke to Rabbah.", "Ruth went; Naomi too."},
+                                    {"Then Naomi spoke to Ruth.", "and Ruth went."});
+  CHECK(kept.names == 3);
+  CHECK(kept.kept == 2);  // Naomi at the start of an output still counts; Ruth in the first lost
+  CHECK(kept.percent() == Approx(200.0 / 3));
+  CHECK(names_kept({"x"}, {"no names here"}).percent() == 0.0);
+}
+
+TEST_CASE("repeated n-grams: a loop repeats, a list of different words does not", "[bleu][names]") {
+  const Repeats loop = repeated_ngrams({"the beginning of the beginning of the beginning"}, 3);
+  // 3-grams: the beginning of / beginning of the / of the beginning / the beginning of (again) /
+  // beginning of the (again) / of the beginning (again)
+  CHECK(loop.ngrams == 6);
+  CHECK(loop.repeated == 3);
+  CHECK(loop.percent() == Approx(50.0));
+  CHECK(repeated_ngrams({"a b c d e f", "a b c d"}, 4).repeated == 0);  // per text, not across
+  CHECK(repeated_ngrams({"a b"}, 4).percent() == 0.0);
+}

@@ -25,10 +25,11 @@ tfm_translate_test(no_greedy_greedy 2 "" "error: --no-greedy needs --beam K > 1"
 # A batch that cannot hold the longest verse is refused before anything is read.
 tfm_translate_test(batch_too_small 2 "" "error: --batch-tokens 50 cannot hold a verse of --longest 120 subwords" "training step"
   --batch-tokens 50 --steps 1)
-# A whole run, tiny: the score table with the three baselines, the side-by-side verses, the heat
-# map, and a checkpoint that keeps the tokenizer.
+# A whole run, tiny: the score table with the three baselines, the rankings by BLEU and by chrF
+# with the bootstrap's interval, the side-by-side verses, both parts' translations, the heat
+# map, and a checkpoint that keeps the tokenizer; the test set without its echoes.
 tfm_translate_test(tiny_run 0
-  "copy the source +[0-9.]+ / +[0-9.]+.*word by word.*Apertium spa-eng.*model, greedy.*model, beam 2.*reference .*wrote cross_attention_translate.svg"
+  "[0-9]+ of [0-9]+ test verses left out as echoes of training verses.*copy the source +[0-9.]+ / +[0-9.]+.*word by word.*Apertium spa-eng.*Apertium, modern spelling +[0-9.]+ / +[0-9.]+.*model, greedy.*model, beam 2.*test, ranked by BLEU: .*test, ranked by chrF: .*Ruth, ranked by chrF: .*95 % interval \\[[-+][0-9.]+, [-+][0-9.]+\\].*names kept / 4-gram repeats, %.*the reference +100.00 /.*reference .*wrote translations_test.tsv\nwrote translations_Ruth.tsv\nwrote cross_attention_translate.svg"
   "" "" ${TFM_TRANSLATE_TINY} --steps 2 --test-verses 20 --beam 2 --show 2 --save translate_cli.ckpt)
 # --load translates what a user types with the saved tokenizer, and names the characters it never saw.
 tfm_translate_test(translate_loaded 0

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <unordered_set>
 
 #include "translate/bpe.hpp"
+#include "translate/translation_metrics.hpp"
 
 namespace translate {
 namespace {
@@ -171,6 +173,157 @@ ApertiumRun run_apertium(const std::vector<std::string>& sources, const std::str
   }
   run.ran = true;
   return run;
+}
+
+namespace {
+
+// The word with its first letter in lower case (ASCII or Á É Í Ó Ú Ñ), and whether it was upper.
+std::string lower_first(const std::string& word, bool* was_upper) {
+  static const std::vector<std::pair<std::string, std::string>> kAccented = {
+      {"Á", "á"}, {"É", "é"}, {"Í", "í"}, {"Ó", "ó"}, {"Ú", "ú"}, {"Ñ", "ñ"}};
+  *was_upper = false;
+  if (!word.empty() && word[0] >= 'A' && word[0] <= 'Z') {
+    *was_upper = true;
+    return static_cast<char>(word[0] - 'A' + 'a') + word.substr(1);
+  }
+  for (const auto& [upper, lower] : kAccented)
+    if (word.compare(0, upper.size(), upper) == 0) {
+      *was_upper = true;
+      return lower + word.substr(upper.size());
+    }
+  return word;
+}
+
+std::string upper_first(const std::string& word) {
+  static const std::vector<std::pair<std::string, std::string>> kAccented = {
+      {"á", "Á"}, {"é", "É"}, {"í", "Í"}, {"ó", "Ó"}, {"ú", "Ú"}, {"ñ", "Ñ"}};
+  if (!word.empty() && word[0] >= 'a' && word[0] <= 'z')
+    return static_cast<char>(word[0] - 'a' + 'A') + word.substr(1);
+  for (const auto& [lower, upper] : kAccented)
+    if (word.compare(0, lower.size(), lower) == 0) return upper + word.substr(lower.size());
+  return word;
+}
+
+bool ends_with(const std::string& word, const std::string& end) {
+  return word.size() >= end.size() && word.compare(word.size() - end.size(), end.size(), end) == 0;
+}
+
+std::string without_accents(std::string word) {
+  static const std::vector<std::pair<std::string, std::string>> kPlain = {
+      {"á", "a"}, {"é", "e"}, {"í", "i"}, {"ó", "o"}, {"ú", "u"}};
+  for (const auto& [accented, plain] : kPlain)
+    for (std::size_t at = word.find(accented); at != std::string::npos; at = word.find(accented))
+      word.replace(at, accented.size(), plain);
+  return word;
+}
+
+// [modern spelling]
+// One lower-case word in today's spelling: one word, or two (a pronoun, then its verb).
+std::string modern_word(const std::string& word) {
+  static const std::unordered_map<std::string, std::string> kWords = {{"á", "a"},
+                                                                      {"é", "e"},
+                                                                      {"ó", "o"},
+                                                                      {"ú", "u"},
+                                                                      {"fué", "fue"},
+                                                                      {"fuí", "fui"},
+                                                                      {"dió", "dio"},
+                                                                      {"vió", "vio"},
+                                                                      {"ví", "vi"},
+                                                                      {"fé", "fe"},
+                                                                      {"pié", "pie"},
+                                                                      {"éste", "este"},
+                                                                      {"ésta", "esta"},
+                                                                      {"éstos", "estos"},
+                                                                      {"éstas", "estas"},
+                                                                      {"ése", "ese"},
+                                                                      {"ésa", "esa"},
+                                                                      {"ésos", "esos"},
+                                                                      {"ésas", "esas"},
+                                                                      {"aquél", "aquel"},
+                                                                      {"aquélla", "aquella"},
+                                                                      {"aquéllos", "aquellos"},
+                                                                      {"aquéllas", "aquellas"}};
+  if (const auto it = kWords.find(word); it != kWords.end()) return it->second;
+  // A pronoun joined to a finite verb: a preterite or future (its last vowel accented:
+  // levantó-se, haré-le) or a preterite in -jo (díjo-le, written so for the accent).
+  static const std::vector<std::string> kPronouns = {"les", "los", "las", "nos", "le", "lo",
+                                                     "la",  "me",  "te",  "se",  "os"};
+  for (const std::string& pronoun : kPronouns) {
+    if (!ends_with(word, pronoun)) continue;
+    const std::string verb = word.substr(0, word.size() - pronoun.size());
+    if (verb.size() < 4) continue;  // at least three letters: dió
+    const bool accented_end = ends_with(verb, "ó") || ends_with(verb, "é") || ends_with(verb, "á");
+    const bool preterite_jo = ends_with(verb, "jo") && without_accents(verb) != verb;
+    if (!accented_end && !preterite_jo) continue;
+    const auto it = kWords.find(verb);  // fuése -> se fue
+    return pronoun + " " +
+           (it != kWords.end() ? it->second
+            : preterite_jo     ? without_accents(verb)
+                               : verb);
+  }
+  return word;
+}
+// [modern spelling]
+
+}  // namespace
+
+std::string Modernisation::modern_spelling(const std::string& spanish) {
+  const Words w = words_of(spanish);
+  std::vector<std::string> pieces;
+  for (std::size_t i = 0; i < w.words.size(); ++i) {
+    bool upper = false;
+    std::string word = modern_word(lower_first(w.words[i], &upper));
+    if (upper) word = upper_first(word);
+    pieces.push_back((w.after_space[i] ? std::string(kSpaceMark) : "") + word);
+  }
+  return Bpe::decode(pieces);
+}
+
+Modernisation Modernisation::learn(const std::vector<TextPair>& spanish_english,
+                                   const WordByWord& word_by_word, std::size_t min_count) {
+  std::unordered_map<std::string, long> spanish_names;
+  std::unordered_set<std::string> english_names;
+  for (const auto& [spanish, english] : spanish_english) {
+    for (const std::string& name : names_in(spanish)) ++spanish_names[name];
+    for (const std::string& name : names_in(english)) english_names.insert(name);
+  }
+  Modernisation m;
+  for (const auto& [name, count] : spanish_names) {
+    if (count < static_cast<long>(min_count)) continue;
+    const std::string english = word_by_word.translate_word(name);
+    if (english != name && english_names.count(english)) {
+      m.names_[name] = english;
+      m.most_frequent_.emplace_back(count, name);
+    }
+  }
+  std::sort(m.most_frequent_.begin(), m.most_frequent_.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  return m;
+}
+
+std::string Modernisation::apply(const std::string& spanish) const {
+  const Words w = words_of(spanish);
+  std::vector<std::string> pieces;
+  for (std::size_t i = 0; i < w.words.size(); ++i) {
+    const auto it = names_.find(w.words[i]);
+    pieces.push_back((w.after_space[i] ? std::string(kSpaceMark) : "") +
+                     (it != names_.end() ? it->second : w.words[i]));
+  }
+  return modern_spelling(Bpe::decode(pieces));
+}
+
+std::string Modernisation::describe() const {
+  std::string out =
+      "the 1909 spelling modernised (á é ó ú as words -> a e o u; fué fuí dió vió ví fé pié -> "
+      "fue fui dio vio vi fe pie; éste ése aquél... -> este ese aquel...; a pronoun joined to a "
+      "finite verb put before it: levantóse -> se levantó, díjole -> le dijo) and " +
+      std::to_string(names_.size()) +
+      " names of the training verses spelt as word by word translates them (";
+  for (std::size_t i = 0; i < std::min<std::size_t>(6, most_frequent_.size()); ++i)
+    out +=
+        (i ? ", " : "") + most_frequent_[i].second + " -> " + names_.at(most_frequent_[i].second);
+  return out + (most_frequent_.size() > 6 ? ", ...)" : ")");
 }
 
 }  // namespace translate

@@ -49,4 +49,34 @@ struct ApertiumRun {
 /// `eng-spa`; -u: no marks on unknown words), in one run through temporary files.
 ApertiumRun run_apertium(const std::vector<std::string>& sources, const std::string& mode);
 
+/// The 1909 Spanish written as today, for Apertium, which knows modern Spanish only.
+///
+/// Spelling (the Real Academia's rules of 1952, and 2010 for the demonstratives): the preposition
+/// `á` and the conjunctions `é` `ó` `ú` lose their accent; so do the one-syllable `fué` `fuí`
+/// `dió` `vió` `ví` `fé` `pié` and the pronouns `éste` `ése` `aquél` and their forms; a pronoun
+/// joined to the end of a finite verb goes before it, as a word (`levantóse` → `se levantó`,
+/// `díjole` → `le dijo`, `haréle` → `le haré`). Names: a Spanish name (a capitalised word that
+/// does not begin a sentence, as names_in() finds them) seen `min_count` times or more in the
+/// training verses becomes the English name word by word translates it to, when that is a name
+/// of the English training verses too (`Jehová` → `Yahweh`, `Saúl` → `Saul`). The names are
+/// learnt from the training verses only, like every other baseline.
+class Modernisation {
+ public:
+  /// The spelling rules, and the names of the training pairs (Spanish, English).
+  static Modernisation learn(const std::vector<TextPair>& spanish_english,
+                             const WordByWord& word_by_word, std::size_t min_count = 3);
+  /// The spelling rules alone.
+  static std::string modern_spelling(const std::string& spanish);
+  /// `spanish` with its names mapped and its spelling modernised.
+  std::string apply(const std::string& spanish) const;
+  /// Spanish name -> English name.
+  const std::unordered_map<std::string, std::string>& names() const { return names_; }
+  /// What was changed, in one line, with a few of the names.
+  std::string describe() const;
+
+ private:
+  std::unordered_map<std::string, std::string> names_;
+  std::vector<std::pair<long, std::string>> most_frequent_;  // (count, name), for describe()
+};
+
 }  // namespace translate

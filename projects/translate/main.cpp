@@ -3,6 +3,7 @@
 // copying the source, a word-by-word translation and Apertium, on test verses and on a book it
 // never saw. Its page: projects/translate/README.md.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
@@ -111,9 +112,10 @@ tfm::CommandLine declare_options() {
               "with --translate -: write the attention maps of the last text into DIR")
       .option("--test-verses", "N", "test on N test verses spread over the test set (0: all)",
               std::to_string(kDefaultTestVerses))
-      .option("--show", "N", "print N test verses side by side", "5")
+      .option("--show", "N", "print N test verses and N of the held-out book side by side", "5")
       .option("--export-test-set", "FILE",
-              "write the test verses with the two simple baselines as TSV, and stop")
+              "write the test verses (echoes included) with the two simple baselines as TSV, "
+              "and stop")
       .flag("--no-greedy", "test beam search only (skip the greedy row)");
   tfm::RunOptions::declare(cli, {"the translation model", /*beam=*/4, /*heat_map=*/false});
   return cli;
@@ -212,6 +214,16 @@ struct Scored {
   std::vector<System> systems;
 };
 
+std::vector<std::string> references_of(const Scored& part, const TranslationData& data) {
+  std::vector<std::string> references;
+  for (const ParallelVerse* v : part.verses) references.push_back(data.target_text(*v));
+  return references;
+}
+
+bool is_model(const System& s) {
+  return s.name.rfind("model", 0) == 0;
+}
+
 std::string score_table(const std::vector<Scored>& parts, const TranslationData& data) {
   std::ostringstream out;
   out << std::left << std::setw(34) << "BLEU / chrF";
@@ -226,8 +238,7 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
         out << std::setw(28) << "-";
         continue;
       }
-      std::vector<std::string> references;
-      for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
+      const std::vector<std::string> references = references_of(p, data);
       char cell[64];
       std::snprintf(cell, sizeof cell, "%6.2f / %5.2f",
                     corpus_bleu(system.outputs, references).bleu,
@@ -241,27 +252,119 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
       if (!system.note.empty())
         out << system.name << " (" << p.part << "): " << system.note << "\n";
       if (system.outputs.empty()) continue;
-      std::vector<std::string> references;
-      for (const ParallelVerse* v : p.verses) references.push_back(data.target_text(*v));
-      if (system.name.rfind("model", 0) == 0)
-        out << system.name << ", " << p.part
-            << ", sacreBLEU's line: " << corpus_bleu(system.outputs, references).to_string()
-            << "\n";
+      if (is_model(system))
+        out << system.name << ", " << p.part << ", sacreBLEU's line: "
+            << corpus_bleu(system.outputs, references_of(p, data)).to_string() << "\n";
     }
   return out.str();
 }
+
+// How often each system writes the reference's names, and how much it repeats itself (the
+// reference's own repeats beside them: a list in a verse repeats too).
+std::string names_and_loops_table(const std::vector<Scored>& parts, const TranslationData& data) {
+  std::ostringstream out;
+  out << std::left << std::setw(34) << "names kept / 4-gram repeats, %";
+  for (const Scored& p : parts)
+    out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
+  out << "\n";
+  const auto cell = [](double names, double repeats) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%6.2f / %5.2f", names, repeats);
+    return std::string(text);
+  };
+  for (std::size_t s = 0; s < parts.front().systems.size(); ++s) {
+    out << std::setw(34) << parts.front().systems[s].name;
+    for (const Scored& p : parts) {
+      const System& system = p.systems[s];
+      out << std::setw(28)
+          << (system.outputs.empty()
+                  ? std::string("-")
+                  : cell(names_kept(system.outputs, references_of(p, data)).percent(),
+                         repeated_ngrams(system.outputs).percent()));
+    }
+    out << "\n";
+  }
+  out << std::setw(34) << "the reference";
+  for (const Scored& p : parts) {
+    const std::vector<std::string> references = references_of(p, data);
+    out << std::setw(28)
+        << cell(names_kept(references, references).percent(),
+                repeated_ngrams(references).percent());
+  }
+  out << "\n";
+  for (const Scored& p : parts) {
+    const NamesKept names = names_kept(references_of(p, data), references_of(p, data));
+    out << p.part << ": " << names.names << " names in the references\n";
+  }
+  return out.str();
+}
+
+// [rankings]
+// Every system ranked by each measure, and the model (its last row: beam search) against the
+// best baseline by that measure, with the paired bootstrap's 95 % interval of the difference.
+std::string rankings(const std::vector<Scored>& parts, const TranslationData& data) {
+  std::ostringstream out;
+  char line[200];
+  for (const Scored& p : parts) {
+    const std::vector<std::string> references = references_of(p, data);
+    std::vector<const System*> ran;
+    for (const System& s : p.systems)
+      if (!s.outputs.empty()) ran.push_back(&s);
+    const System* model = nullptr;
+    for (const System* s : ran)
+      if (is_model(*s)) model = s;
+    for (const Measure m : {Measure::kBleu, Measure::kChrf}) {
+      std::vector<std::pair<double, const System*>> ranked;
+      for (const System* s : ran) ranked.emplace_back(corpus_score(s->outputs, references, m), s);
+      std::stable_sort(ranked.begin(), ranked.end(),
+                       [](const auto& a, const auto& b) { return a.first > b.first; });
+      out << p.part << ", ranked by " << measure_name(m) << ":";
+      for (std::size_t i = 0; i < ranked.size(); ++i) {
+        std::snprintf(line, sizeof line, "%s %s %.2f", i ? " >" : "",
+                      ranked[i].second->name.c_str(), ranked[i].first);
+        out << line;
+      }
+      out << "\n";
+      const System* best = nullptr;
+      for (const auto& [score, s] : ranked)
+        if (!is_model(*s) && s->name != "copy the source" && !best) best = s;
+      if (!model || !best) continue;
+      const PairedBootstrap b = paired_bootstrap(model->outputs, best->outputs, references, m);
+      std::snprintf(line, sizeof line,
+                    "  %s - %s (the best baseline by %s): %+.2f, 95 %% interval [%+.2f, %+.2f]",
+                    model->name.c_str(), best->name.c_str(), measure_name(m), b.a - b.b, b.low,
+                    b.high);
+      out << line << ": "
+          << (b.a_ahead()    ? "the model is ahead"
+              : b.a_behind() ? "the model is behind"
+                             : "not significant (the interval holds 0)")
+          << "\n";
+    }
+  }
+  out << "(paired bootstrap: 1000 resamples of the verses, seed 12345, as sacreBLEU's "
+         "--paired-bs)\n";
+  return out.str();
+}
+// [rankings]
 
 std::string side_by_side(const Scored& part, const TranslationData& data, std::size_t count) {
   std::ostringstream out;
   const std::size_t n = std::min(count, part.verses.size());
   for (std::size_t i = 0; i < n; ++i) {
-    // Verses spread over the test set, not the first few of Genesis.
+    // [fixed rule]
+    // Verses spread evenly over the part (its first and last among them), not the first few of
+    // Genesis: chosen by their place, not by hand.
     const std::size_t k = n <= 1 ? 0 : i * (part.verses.size() - 1) / (n - 1);
+    // [fixed rule]
     const ParallelVerse& v = *part.verses[k];
     out << v.ref.osis() << "\n  source     " << data.source_text(v) << "\n";
-    for (const System& s : part.systems)
-      if (!s.outputs.empty() && !s.label.empty())
-        out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
+    // The model first, then Apertium, then word by word.
+    for (const int rank : {0, 1, 2})
+      for (const System& s : part.systems) {
+        const int its_rank = is_model(s) ? 0 : s.label.rfind("Ap", 0) == 0 ? 1 : 2;
+        if (its_rank == rank && !s.outputs.empty() && !s.label.empty())
+          out << "  " << std::left << std::setw(11) << s.label << s.outputs[k] << "\n";
+      }
     out << "  reference  " << data.target_text(v) << "\n";
   }
   return out.str();
@@ -317,12 +420,19 @@ int main(int argc, char** argv) {
     const ParallelReading reading = read_parallel(spanish_bible(), english_bible());
     const AlignedVerses aligned = align_verses(reading.verses);
     std::cout << aligned.report.summary() << "\n";
+    SplitVerses parts = split_verses(aligned.pairs);
+    // The scored test set without echoes of training verses (the whole test part for
+    // --export-test-set: the BLEU fixture of tests/fixtures is made from it).
+    if (o.export_test_set.empty()) {
+      const std::size_t before = parts[static_cast<int>(Part::kTest)].size();
+      std::cout << remove_echoes(parts).summary(before) << "\n";
+    }
     std::optional<TranslationData> loaded_data;
     if (saved) {
-      loaded_data.emplace(saved_translation_data(checkpoint, *saved, split_verses(aligned.pairs),
-                                                 o.direction, o.longest));
+      loaded_data.emplace(
+          saved_translation_data(checkpoint, *saved, std::move(parts), o.direction, o.longest));
     } else {
-      loaded_data.emplace(split_verses(aligned.pairs), o.direction, o.symbols, o.longest);
+      loaded_data.emplace(std::move(parts), o.direction, o.symbols, o.longest);
     }
     const TranslationData& data = *loaded_data;
     std::cout << data.summary() << "\n";
@@ -406,6 +516,11 @@ int main(int argc, char** argv) {
         const std::string note = unknown_characters_note(data, text);
         if (!note.empty()) std::cout << "note: " << note << "\n";
         std::cout << text << "\n  ->  " << translate_texts(model, data, {text}, beam)[0] << "\n";
+        // Apertium beside it, for a text of today's Spanish (when it is installed).
+        if (o.direction == Direction::kSpanishToEnglish) {
+          const ApertiumRun apertium = run_apertium({text}, "spa-eng");
+          if (apertium.ran) std::cout << "  Apertium: " << apertium.outputs[0] << "\n";
+        }
       }
       return 0;
     }
@@ -420,6 +535,9 @@ int main(int argc, char** argv) {
     for (const ParallelVerse& v : data.verses(Part::kTrain))
       train.emplace_back(data.source_text(v), data.target_text(v));
     const WordByWord word_by_word = WordByWord::learn(train);
+    // Apertium a second time, on the Spanish as it is written today (Spanish -> English only).
+    const bool spanish_source = o.direction == Direction::kSpanishToEnglish;
+    const Modernisation modern = Modernisation::learn(train, word_by_word);
     const std::string apertium_mode =
         o.direction == Direction::kSpanishToEnglish ? "spa-eng" : "eng-spa";
     std::vector<Scored> scored;
@@ -436,6 +554,13 @@ int main(int argc, char** argv) {
       s.systems.push_back({"word by word", wbw, "", "words"});
       s.systems.push_back(
           {"Apertium " + apertium_mode, apertium.outputs, apertium.problem, "Apertium"});
+      if (spanish_source) {
+        std::vector<std::string> modern_sources;
+        for (const std::string& text : sources) modern_sources.push_back(modern.apply(text));
+        const ApertiumRun modern_run = run_apertium(modern_sources, apertium_mode);
+        s.systems.push_back(
+            {"Apertium, modern spelling", modern_run.outputs, modern_run.problem, "Apertium*"});
+      }
       const auto decode_start = std::chrono::steady_clock::now();
       if (o.greedy_too || o.run.beam == 1)
         s.systems.push_back(
@@ -451,27 +576,36 @@ int main(int argc, char** argv) {
     }
     std::ostringstream results;
     if (!trained.empty()) results << trained;
-    results << score_table(scored, data);
-    if (o.show > 0)
+    if (spanish_source) results << "Apertium, modern spelling: " << modern.describe() << "\n";
+    results << score_table(scored, data) << rankings(scored, data)
+            << names_and_loops_table(scored, data);
+    if (o.show > 0) {
       results << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
+      results << "\n"
+              << kHeldOutBook << " side by side:\n"
+              << side_by_side(scored.back(), data, o.show);
+    }
     std::cout << "\n" << results.str();
     if (tfm::write_side_output(
             [&] { tfm::write_text_file("results_translate.txt", results.str()); }))
       std::cout << "wrote results_translate.txt\n";
-    // Every test translation, for a closer look (and for NLTK in experiments/translate_recipe.py).
-    std::ostringstream tsv;
-    tsv << "verse\tsource\treference";
-    for (const System& s : scored.front().systems) tsv << "\t" << s.name;
-    tsv << "\n";
-    for (std::size_t i = 0; i < scored.front().verses.size(); ++i) {
-      const ParallelVerse& v = *scored.front().verses[i];
-      tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
-      for (const System& s : scored.front().systems)
-        tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
+    // Every translation of both parts, for a closer look (and for NLTK in
+    // experiments/translate_recipe.py): translations_test.tsv, translations_Ruth.tsv.
+    for (const Scored& part : scored) {
+      std::ostringstream tsv;
+      tsv << "verse\tsource\treference";
+      for (const System& s : part.systems) tsv << "\t" << s.name;
       tsv << "\n";
+      for (std::size_t i = 0; i < part.verses.size(); ++i) {
+        const ParallelVerse& v = *part.verses[i];
+        tsv << v.ref.osis() << "\t" << data.source_text(v) << "\t" << data.target_text(v);
+        for (const System& s : part.systems) tsv << "\t" << (s.outputs.empty() ? "" : s.outputs[i]);
+        tsv << "\n";
+      }
+      const std::string file = "translations_" + part.part + ".tsv";
+      if (tfm::write_side_output([&] { tfm::write_text_file(file, tsv.str()); }))
+        std::cout << "wrote " << file << "\n";
     }
-    if (tfm::write_side_output([&] { tfm::write_text_file("translations_test.tsv", tsv.str()); }))
-      std::cout << "wrote translations_test.tsv\n";
     // The heat map: the book's first verse, as the model translated it (beam search).
     const Scored& book = scored.back();
     if (!book.verses.empty())

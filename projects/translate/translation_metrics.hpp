@@ -20,6 +20,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -74,5 +75,77 @@ BleuScore corpus_bleu(const std::vector<std::string>& outputs,
 /// `chrF2` computes it. Throws as corpus_bleu does.
 double corpus_chrf(const std::vector<std::string>& outputs,
                    const std::vector<std::string>& references);
+
+/// What chrF sums over a test set: character n-grams of the output, of the reference, and their
+/// matches, for n = 1..6.
+struct ChrfStatistics {
+  std::array<double, 6> output_ngrams{};     ///< the output's (0 where the reference has none)
+  std::array<double, 6> reference_ngrams{};  ///< the reference's
+  std::array<double, 6> matches{};           ///< clipped matches
+  /// Adds another sentence's statistics.
+  ChrfStatistics& operator+=(const ChrfStatistics& other);
+};
+/// The chrF statistics of one output against its reference.
+ChrfStatistics chrf_statistics(const std::string& output, const std::string& reference);
+/// chrF (0-100) of summed statistics.
+double chrf_score(const ChrfStatistics& statistics);
+
+/// The two measures a ranking can be by.
+enum class Measure { kBleu, kChrf };
+/// "BLEU" or "chrF".
+const char* measure_name(Measure measure);
+/// corpus_bleu(...).bleu or corpus_chrf(...).
+double corpus_score(const std::vector<std::string>& outputs,
+                    const std::vector<std::string>& references, Measure measure);
+
+/// Two systems compared on the same sentences by paired bootstrap resampling (Koehn 2004, as
+/// sacreBLEU's `--paired-bs` does it): `resamples` times, draw as many sentences as there are,
+/// with replacement, and score both systems on the same draw.
+struct PairedBootstrap {
+  double a = 0.0, b = 0.0;    ///< the two systems' scores on all the sentences
+  double low = 0.0;           ///< 2.5th percentile of a − b over the resamples
+  double high = 0.0;          ///< 97.5th percentile: [low, high] is the 95 % interval
+  double not_ahead = 0.0;     ///< the share of resamples where a − b <= 0 (sacreBLEU's p-value)
+  std::size_t resamples = 0;  ///< how many
+  /// a is ahead beyond the interval (low > 0), behind it (high < 0), or neither.
+  bool a_ahead() const { return low > 0.0; }
+  bool a_behind() const { return high < 0.0; }  ///< see a_ahead
+};
+
+/// Paired bootstrap of system `a` against system `b` (one output each per reference) by
+/// `measure`; the same `seed` draws the same resamples on every machine (sacreBLEU's is 12345).
+/// Throws std::invalid_argument if the lists differ in length or are empty, or `resamples` is 0.
+PairedBootstrap paired_bootstrap(const std::vector<std::string>& a,
+                                 const std::vector<std::string>& b,
+                                 const std::vector<std::string>& references, Measure measure,
+                                 std::size_t resamples = 1000, std::uint64_t seed = 12345);
+
+/// The names of a text: its words (sacreBLEU's 13a tokens, without quotes, brackets or a
+/// possessive `’s`) that begin with a capital letter and do not begin a sentence (the text's
+/// first word, a word after `.` `!` `?` `:`, or one that opens a quotation), "I" aside.
+std::vector<std::string> names_in(const std::string& text);
+
+/// How many of the references' names the outputs write.
+struct NamesKept {
+  long kept = 0;   ///< names of a reference that its output writes (each at most as often)
+  long names = 0;  ///< names of the references, counted with repeats
+  /// kept / names, in percent (0 if there are none).
+  double percent() const { return names ? 100.0 * static_cast<double>(kept) / names : 0.0; }
+};
+/// names_in() of every reference, looked for among the words of its output (anywhere, in any
+/// position). Throws as corpus_bleu does.
+NamesKept names_kept(const std::vector<std::string>& outputs,
+                     const std::vector<std::string>& references);
+
+/// How much an output repeats itself: its n-grams (13a tokens) that occurred before in the same
+/// text ("the livestock, the livestock, the livestock" repeats "the livestock , the").
+struct Repeats {
+  long repeated = 0;  ///< n-grams seen before in the same text
+  long ngrams = 0;    ///< every n-gram
+  /// repeated / ngrams, in percent (0 if there are none).
+  double percent() const { return ngrams ? 100.0 * static_cast<double>(repeated) / ngrams : 0.0; }
+};
+/// The repeated n-grams of every text, added up.
+Repeats repeated_ngrams(const std::vector<std::string>& texts, std::size_t n = 4);
 
 }  // namespace translate

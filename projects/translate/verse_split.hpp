@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,5 +38,21 @@ using SplitVerses = std::array<std::vector<ParallelVerse>, 4>;
 /// Deals `pairs` into their parts.
 SplitVerses split_verses(const std::vector<ParallelVerse>& pairs,
                          const std::string& held_out_book = kHeldOutBook);
+
+/// The test verses left out as echoes of training verses (remove_echoes).
+struct Echoes {
+  std::size_t identical = 0;  ///< English text equal to a training verse's
+  std::size_t shared = 0;     ///< else: half or more of its 4-grams in one training verse
+  std::size_t total() const { return identical + shared; }  ///< both
+  /// "65 of 1231 test verses left out as echoes of training verses (24 ..., 41 ...)".
+  std::string summary(std::size_t before) const;
+};
+
+/// Leaves out of the test part every verse whose English text is a training verse's, or shares
+/// at least `share` of its distinct 4-grams (sacreBLEU's 13a tokens, lowercase) with one training
+/// verse: a verse told twice in the Bible (Kings and Chronicles, the Gospels), a refrain or a
+/// formula. What it scores would be the model's memory, not its translation. The training, dev
+/// and held-out parts are as they were. Returns the counts.
+Echoes remove_echoes(SplitVerses& parts, double share = 0.5);
 
 }  // namespace translate
