@@ -299,7 +299,6 @@ std::string names_and_loops_table(const std::vector<Scored>& parts, const Transl
   return out.str();
 }
 
-// [rankings]
 // Every system ranked by each measure, and the model (its last row: beam search) against the
 // best baseline by that measure, with the paired bootstrap's 95 % interval of the difference.
 std::string rankings(const std::vector<Scored>& parts, const TranslationData& data) {
@@ -345,7 +344,6 @@ std::string rankings(const std::vector<Scored>& parts, const TranslationData& da
          "--paired-bs)\n";
   return out.str();
 }
-// [rankings]
 
 std::string side_by_side(const Scored& part, const TranslationData& data, std::size_t count) {
   std::ostringstream out;

@@ -313,7 +313,6 @@ double corpus_score(const std::vector<std::string>& outputs,
                                    : corpus_chrf(outputs, references);
 }
 
-// [paired bootstrap]
 PairedBootstrap paired_bootstrap(const std::vector<std::string>& a,
                                  const std::vector<std::string>& b,
                                  const std::vector<std::string>& references, Measure measure,
@@ -371,7 +370,6 @@ PairedBootstrap paired_bootstrap(const std::vector<std::string>& a,
   result.not_ahead = static_cast<double>(not_ahead) / static_cast<double>(resamples);
   return result;
 }
-// [paired bootstrap]
 
 namespace {
 
@@ -416,7 +414,6 @@ bool starts_with_capital(const std::string& word) {
 
 }  // namespace
 
-// [names]
 std::vector<std::string> names_in(const std::string& text) {
   std::vector<std::string> names;
   bool sentence_start = true;
@@ -457,7 +454,6 @@ NamesKept names_kept(const std::vector<std::string>& outputs,
   }
   return kept;
 }
-// [names]
 
 Repeats repeated_ngrams(const std::vector<std::string>& outputs, std::size_t n) {
   Repeats r;

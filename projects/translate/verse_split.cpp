@@ -45,7 +45,6 @@ std::string Echoes::summary(std::size_t before) const {
          " sharing half or more of their 4-grams with one)";
 }
 
-// [echoes]
 Echoes remove_echoes(SplitVerses& parts, double share) {
   const auto four_grams = [](const std::string& text) {
     std::vector<std::string> tokens = tokenize_13a(text);
@@ -91,6 +90,5 @@ Echoes remove_echoes(SplitVerses& parts, double share) {
   parts[static_cast<int>(Part::kTest)] = std::move(kept);
   return echoes;
 }
-// [echoes]
 
 }  // namespace translate
