@@ -415,10 +415,6 @@ def project_pages(bk):
                   and os.path.dirname(os.path.dirname(os.path.realpath(source))) == projects)
 
 
-# The translation page's Try it, rewritten with issue 52's measures, has no answers yet (issue 47).
-UNANSWERED_FOR_NOW = ("projects/translate/README.md",)
-
-
 def rule_try_it_answered(bk):
     """Every "Try it" exercise of a chapter or of a project has an answer, in a fold under it; the
     answer of a `./tutorial chapter N ...` exercise shows what that command printed (chNN_try_K,
@@ -427,8 +423,6 @@ def rule_try_it_answered(bk):
     problems = []
     sources = [bk.pages[name].source for _, name, _ in bk.chapters] + project_pages(bk)
     for source in sources:
-        if source.replace(os.sep, "/").endswith(UNANSWERED_FOR_NOW):
-            continue
         items = book.try_it_answers(source)
         for k, (line, text, answer) in enumerate(items, 1):
             where = "%s:%d" % (source, line)
