@@ -102,7 +102,8 @@ double corpus_score(const std::vector<std::string>& outputs,
 /// sacreBLEU's `--paired-bs` does it): `resamples` times, draw as many sentences as there are,
 /// with replacement, and score both systems on the same draw.
 struct PairedBootstrap {
-  double a = 0.0, b = 0.0;    ///< the two systems' scores on all the sentences
+  double a = 0.0;             ///< system a's score on all the sentences
+  double b = 0.0;             ///< system b's score on all the sentences
   double low = 0.0;           ///< 2.5th percentile of a − b over the resamples
   double high = 0.0;          ///< 97.5th percentile: [low, high] is the 95 % interval
   double not_ahead = 0.0;     ///< the share of resamples where a − b <= 0 (sacreBLEU's p-value)
@@ -121,8 +122,9 @@ PairedBootstrap paired_bootstrap(const std::vector<std::string>& a,
                                  std::size_t resamples = 1000, std::uint64_t seed = 12345);
 
 /// The names of a text: its words (sacreBLEU's 13a tokens, without quotes, brackets or a
-/// possessive `’s`) that begin with a capital letter and do not begin a sentence (the text's
-/// first word, a word after `.` `!` `?` `:`, or one that opens a quotation), "I" aside.
+/// possessive 's) that begin with a capital letter and do not begin a sentence (the text's first
+/// word, a word after a full stop, a question or exclamation mark or a colon, or one that opens a
+/// quotation), "I" aside.
 std::vector<std::string> names_in(const std::string& text);
 
 /// How many of the references' names the outputs write.
