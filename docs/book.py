@@ -48,9 +48,7 @@ def load_config(path):
         return json.load(f)
 
 
-def read(path):
-    with open(path, encoding="utf-8", errors="replace") as f:
-        return f.read()
+read = book_forge.read
 
 
 def write_if_changed(path, text):
