@@ -21,16 +21,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/random.hpp"
 #include "tfm/decode/decoding.hpp"
+#include "tfm/engine/bf16_products.hpp"
 #include "tfm/engine/machine.hpp"
+#include "tfm/engine/precision.hpp"
 #include "tfm/engine/profile.hpp"
 #include "tfm/machinery/command_line.hpp"
 #include "tfm/model/config.hpp"
@@ -172,6 +177,7 @@ JsonObject threads_json() {
   // Set by the user, or by the library where OpenBLAS did not know the CPU (machine.cpp).
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   out.text("openblas_coretype", coretype ? coretype : "(unset)");
+  out.text("bf16_kernels", tfm::bf16_kernels());  // "none" where --precision bf16 is refused
   return out;
 }
 
@@ -213,6 +219,35 @@ tfm::Config vowels_config(tfm::Config config = tfm::preset("vowels")) {
 // The rows.
 
 // The machine's BLAS rate on the products a Linear layer of the `vowels` model runs forward:
+// One product C[M, N] = A[M, K] · W[N, K]^T of the model.
+struct ProductShape {
+  std::size_t M, N, K;
+};
+
+// oneDNN's fp32 matmul of that product, for the comparison with OpenBLAS: one primitive per shape,
+// made at its first call (the warm-up), as a library built on oneDNN would keep it.
+void onednn_fp32_product(const ProductShape& s, const float* A, const float* W, float* C) {
+  using dnnl::memory;
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static std::map<std::tuple<std::size_t, std::size_t, std::size_t>, dnnl::matmul> kernels;
+  const auto d = [](std::size_t x) { return static_cast<memory::dim>(x); };
+  const memory::desc a({d(s.M), d(s.K)}, memory::data_type::f32, {d(s.K), 1});
+  const memory::desc w({d(s.K), d(s.N)}, memory::data_type::f32, {1, d(s.K)});  // W^T, as stored
+  const memory::desc c({d(s.M), d(s.N)}, memory::data_type::f32, {d(s.N), 1});
+  auto found = kernels.find({s.M, s.N, s.K});
+  if (found == kernels.end())
+    found = kernels
+                .emplace(std::make_tuple(s.M, s.N, s.K), dnnl::matmul(dnnl::matmul::primitive_desc(
+                                                             dnnl::matmul::desc(a, w, c), engine)))
+                .first;
+  dnnl::stream stream(engine);
+  memory a_memory(a, engine, const_cast<float*>(A)), w_memory(w, engine, const_cast<float*>(W)),
+      c_memory(c, engine, C);
+  found->second.execute(
+      stream, {{DNNL_ARG_SRC, a_memory}, {DNNL_ARG_WEIGHTS, w_memory}, {DNNL_ARG_DST, c_memory}});
+  stream.wait();
+}
+
 // C[M, N] = A[M, K] · W[N, K]^T with M = batch × length = 5120 tokens and (N, K) = (d, d) for
 // W_Q, W_K, W_V, W_O, (d_ff, d) and (d, d_ff) for the feed-forward. Outputs preallocated: this is
 // what OpenBLAS can do, the ceiling the model's GFLOP/s are compared with. OpenBLAS runs on
@@ -222,36 +257,56 @@ JsonObject sgemm_row(int runs, int threads) {
   openblas_set_num_threads(threads);
   const tfm::Config c = vowels_config();
   const std::size_t tokens = c.batch_size * c.tgt_len;
-  struct Shape {
-    std::size_t M, N, K;
-  };
+  using Shape = ProductShape;
   const Shape shapes[] = {
       {tokens, c.d_model, c.d_model}, {tokens, c.d_ff, c.d_model}, {tokens, c.d_model, c.d_ff}};
+  // The same products three ways: OpenBLAS's sgemm; oneDNN's fp32 matmul (would it be the better
+  // fp32 library here?); and the library's bf16 products, rounding included, where the CPU has
+  // bf16. Each GFLOP/s is of one of each shape, back to back.
+  struct Library {
+    std::string name;
+    std::function<void(const Shape&, const float*, const float*, float*)> multiply;
+    double flops = 0.0, seconds = 0.0;
+    JsonObject per_shape;
+  };
+  std::vector<Library> libraries;
+  libraries.push_back({"sgemm", [](const Shape& s, const float* A, const float* W, float* C) {
+                         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.M), int(s.N),
+                                     int(s.K), 1.0f, A, int(s.K), W, int(s.K), 0.0f, C, int(s.N));
+                       }});
+  libraries.push_back({"onednn_fp32", onednn_fp32_product});
+  if (tfm::cpu_has_bf16())
+    libraries.push_back({"bf16", [](const Shape& s, const float* A, const float* W, float* C) {
+                           tfm::bf16_products({1, s.M, s.N, s.K, false, true, 1.0f, 0.0f, A, s.K, 0,
+                                               W, s.K, 0, C, s.N, 0});
+                         }});
   tfm::Rng rng(0);
-  JsonObject out, per_shape;
-  double total_flops = 0.0, total_seconds = 0.0;
   double cores_busy = 0.0;
   for (const Shape& s : shapes) {
     std::vector<float> A(s.M * s.K), W(s.N * s.K), C(s.M * s.N);
     for (float& a : A) a = float(rng.below(1000)) / 1000.0f - 0.5f;
     for (float& w : W) w = float(rng.below(1000)) / 1000.0f - 0.5f;
-    const Timings t = time_runs(2, runs, [&] {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.M), int(s.N), int(s.K), 1.0f,
-                  A.data(), int(s.K), W.data(), int(s.K), 0.0f, C.data(), int(s.N));
-    });
     const double flops = 2.0 * double(s.M) * double(s.N) * double(s.K);  // a multiply and an add
-    const double seconds = median(t.seconds);
-    per_shape.number(std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K),
-                     flops / seconds / 1e9);
-    total_flops += flops;
-    total_seconds += seconds;
-    cores_busy = std::max(cores_busy, t.cores_busy);
+    for (Library& library : libraries) {
+      const Timings t =
+          time_runs(2, runs, [&] { library.multiply(s, A.data(), W.data(), C.data()); });
+      const double seconds = median(t.seconds);
+      library.per_shape.number(
+          std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K),
+          flops / seconds / 1e9);
+      library.flops += flops;
+      library.seconds += seconds;
+      if (library.name == "sgemm") cores_busy = std::max(cores_busy, t.cores_busy);
+    }
   }
-  out.text("row", "sgemm")
-      .number("gflops", total_flops / total_seconds / 1e9)  // one of each shape, back to back
-      .object("gflops_per_shape", per_shape)
-      .number("cores_busy", cores_busy)
-      .object("threads", threads_json());
+  JsonObject out;
+  out.text("row", "sgemm");
+  for (const Library& library : libraries) {
+    const std::string prefix = library.name == "sgemm" ? "" : library.name + "_";
+    out.number(prefix + "gflops", library.flops / library.seconds / 1e9)
+        .object(prefix + "gflops_per_shape", library.per_shape);
+  }
+  out.number("cores_busy", cores_busy).object("threads", threads_json());
   return out;
 }
 
@@ -451,9 +506,16 @@ int main(int argc, char** argv) {
         .flag("--keep-subnormals",
               "compute with subnormal floats kept, not flushed to zero (engine/machine.hpp): what "
               "the flush saves")
-        .option("--seed", "N", "seed of the weights and of the random ids", "0");
+        .option("--seed", "N", "seed of the weights and of the random ids", "0")
+        .option("--precision", "P",
+                "fp32 | bf16: the matrix products' operands (engine/precision.hpp)", "fp32");
     if (!cli.parse(argc, argv)) return 0;
     if (cli.flag_set("--keep-subnormals")) tfm::set_subnormals_flushed(false);
+    try {
+      tfm::set_product_precision(tfm::precision_from_name(cli.value("--precision")));
+    } catch (const std::exception& e) {
+      throw tfm::UsageError(std::string("--precision: ") + e.what());
+    }
     const std::string row = cli.value("--row");
     // Counts are checked like every program's (a count that wrapped negative left median() an
     // empty vector); 0 runs or steps would time nothing.
@@ -475,6 +537,7 @@ int main(int argc, char** argv) {
                           seed, cli.flag_set("--profile"));
     else
       throw tfm::UsageError("--row must be sgemm, train, forward or decode, got '" + row + "'");
+    result.text("precision", tfm::precision_name(tfm::product_precision()));
     std::printf("%s\n", result.str().c_str());
     return 0;
   });

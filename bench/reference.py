@@ -104,9 +104,12 @@ def train_row(c, args):
     def step():
         src, tgt_in, tgt_out = batches[len(losses)]
         optimizer.zero_grad()
-        logits = model(src, tgt_in)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
-                               ignore_index=PAD_ID, label_smoothing=c["label_smoothing"])
+        # bf16: PyTorch's mixed precision on the CPU, the forward under autocast (the backward
+        # follows the formats autocast chose), the weights and Adam in fp32.
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
+            logits = model(src, tgt_in)
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tgt_out.reshape(-1),
+                                   ignore_index=PAD_ID, label_smoothing=c["label_smoothing"])
         loss.backward()
         if c["clip_norm"] > 0:
             torch.nn.utils.clip_grad_norm_(model.parameters(), c["clip_norm"])
@@ -186,6 +189,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=1, help="untimed training steps first (train)")
     parser.add_argument("--batch", type=int, default=1, help="windows decoded together (decode)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                        help="bf16: the training step under torch.autocast(\"cpu\", dtype=torch.bfloat16) (train)")
     parser.add_argument("--flush-denormal", action="store_true",
                         help="torch.set_flush_denormal(True): subnormal floats flushed to zero, as the C++ "
                              "library does (engine/machine.cpp)")
@@ -200,6 +205,7 @@ def main():
     result = {"train": train_row, "forward": forward_row, "decode": decode_row}[args.row](c, args)
     result["threads"] = threads_json()
     result["flush_denormal"] = flushed
+    result["precision"] = args.precision
     result["torch_version"] = torch.__version__
     print(json.dumps(result))
 

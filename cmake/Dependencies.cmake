@@ -30,6 +30,7 @@ endmacro()
 
 tfm_require(xtensor 0.24)
 tfm_require(xtensor-blas 0.20)
+tfm_require(dnnl 2.6)  # oneDNN: the bf16 products (engine/bf16_products.cpp)
 if(TFM_BUILD_TESTS)
   tfm_require(Catch2 2)
 endif()

@@ -503,7 +503,7 @@ def chapter_pages(cfg):
 # appendix. A reader page that is not listed here (a page added later) follows them, in the order
 # of its title; the main page and the search page are not in the sequence.
 PAGES_AFTER_CHAPTERS = ["exercises", "pytorch", "project_pronounce", "project_translate", "lab",
-                        "machine", "glossary", "references_page"]
+                        "machine", "mixed_precision", "glossary", "references_page"]
 OUTSIDE_THE_SEQUENCE = ("index.html", "book_search.html")
 
 

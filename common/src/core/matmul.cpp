@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <string>
 
+#include "tfm/engine/bf16_products.hpp"
 #include "tfm/engine/machine.hpp"
+#include "tfm/engine/precision.hpp"
 #include "tfm/engine/profile.hpp"
 
 namespace tfm {
@@ -117,6 +119,11 @@ void gemm(Op op_a, Op op_b, std::size_t M, std::size_t N, std::size_t K, float a
           const float* A, std::size_t lda, const float* B, std::size_t ldb, float beta, float* C,
           std::size_t ldc) {
   if (M == 0 || N == 0) return;
+  if (product_precision() == Precision::kBf16 && bf16_pays(M, N, K)) {  // oneDNN uses the threads
+    bf16_products({1, M, N, K, op_a == Op::kTransposed, op_b == Op::kTransposed, alpha, beta, A,
+                   lda, 0, B, ldb, 0, C, ldc, 0});
+    return;
+  }
   const GemmSplit split = gemm_split(M, N, K);
   if (split.along == GemmSplit::Along::kNothing) {
     sgemm(op_a, op_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -149,6 +156,11 @@ void gemm_batched(std::size_t batch, Op op_a, Op op_b, std::size_t M, std::size_
                   float alpha, const float* A, std::size_t lda, std::size_t stride_a,
                   const float* B, std::size_t ldb, std::size_t stride_b, float beta, float* C,
                   std::size_t ldc, std::size_t stride_c) {
+  if (product_precision() == Precision::kBf16 && bf16_pays(M, N, K)) {  // the batch in one call
+    bf16_products({batch, M, N, K, op_a == Op::kTransposed, op_b == Op::kTransposed, alpha, beta, A,
+                   lda, stride_a, B, ldb, stride_b, C, ldc, stride_c});
+    return;
+  }
   // Small products (attention's per-head [40, 40] scores) are run one per thread; a big one is
   // split by gemm() itself, so the batch is walked in order then. A batch that is small in all
   // (one decoding step of one sequence) stays on this thread: waking the others costs more.

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "tfm/engine/machine.hpp"
+#include "tfm/engine/precision.hpp"
 #include "tfm/pictures/line_chart.hpp"
 
 namespace tfm {
@@ -23,7 +24,11 @@ std::string summary(const TrainingHistory& h) {
   if (!h.train_loss.empty())
     line << "; loss " << h.train_loss.front() << " -> " << h.train_loss.back();
   if (!h.held_out_loss.empty()) line << "; held-out loss " << h.held_out_loss.back();
-  line << "; OpenBLAS " << blas_kernels() << " kernels\n";
+  if (product_precision() == Precision::kBf16)
+    line << "; products in bf16 on oneDNN's " << bf16_kernels()
+         << ", the small ones in fp32 on OpenBLAS " << blas_kernels() << " kernels\n";
+  else
+    line << "; OpenBLAS " << blas_kernels() << " kernels\n";
   return line.str();
 }
 

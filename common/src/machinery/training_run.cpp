@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tfm/core/trace.hpp"
+#include "tfm/engine/precision.hpp"
 #include "tfm/machinery/checkpoint_config.hpp"
 #include "tfm/machinery/loss_history.hpp"
 #include "tfm/machinery/memory_estimate.hpp"
@@ -36,7 +37,11 @@ void RunOptions::declare(CommandLine& cli, const Declared& declared) {
       .flag("--force-average",
             "average checkpoints even of different training runs or settings (refused otherwise)")
       .option("--beam", "K", "beam search with K beams (1: greedy)", std::to_string(declared.beam))
-      .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100");
+      .option("--eval-every", "N", "held-out loss every N steps (0: only at the end)", "100")
+      .option("--precision", "P",
+              "fp32 | bf16: the matrix products' operands (bf16: the CPU's bf16 instructions; "
+              "weights, sums and everything else stay fp32)",
+              "fp32");
   if (declared.heat_map)
     cli.option("--layer", "L", "layer of the attention heat maps (default: the last)")
         .option("--head", "H", "head of the attention heat maps", "0");
@@ -70,6 +75,13 @@ RunOptions RunOptions::read(const CommandLine& cli) {
                      o.average[0] + ")");
   o.beam = cli.count("--beam", 1, 64);
   o.eval_every = cli.count("--eval-every");
+  try {
+    o.precision = precision_from_name(cli.value("--precision"));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--precision: ") + e.what());
+  }
+  if (o.precision == Precision::kBf16 && !cpu_has_bf16())
+    throw UsageError("--precision bf16: " + bf16_unavailable_reason());
   if (cli.declares("--head")) {
     o.head = cli.count("--head");
     if (cli.given("--layer")) o.layer = cli.count("--layer");
@@ -160,10 +172,14 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
   }
   if (header_.run.empty()) header_.run = new_run_id();
   load_chosen_weights(options_, model_, params_, optimizer_, out);
+  set_product_precision(options.precision);
   out << "task " << task.name() << ", model '" << config.preset << "': d_model " << config.d_model
       << ", " << config.n_heads << " heads, " << config.n_encoder_layers << " + "
       << config.n_decoder_layers << " layers, d_ff " << config.d_ff << ", " << params_.count()
-      << " parameters\n";
+      << " parameters"
+      << (options.precision == Precision::kBf16 ? ", products in bf16 on " + bf16_kernels()
+                                                : std::string())
+      << "\n";
 }
 
 std::string TrainingRun::train(std::ostream& out) {

@@ -5,7 +5,9 @@
 /// \f$ Q K^\top \f$, and never see a pointer or a stride: those live in matmul.cpp alone, which
 /// calls OpenBLAS's `cblas_sgemm` (reading a transposed operand where it is stored, so nothing is
 /// copied), runs the products of a batch on the threads, and splits a big product across them
-/// (on the kernels and threads that machine.hpp sets up).
+/// (on the kernels and threads that machine.hpp sets up). With bf16 chosen (precision.hpp), the
+/// products big enough to gain round their operands to bf16 and run on oneDNN instead
+/// (bf16_products.hpp).
 /// Every function checks the shapes and names both operands in the ShapeError.
 #pragma once
 

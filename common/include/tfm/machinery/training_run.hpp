@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tfm/core/parameter.hpp"
+#include "tfm/engine/precision.hpp"
 #include "tfm/machinery/checkpoint.hpp"
 #include "tfm/machinery/checkpoint_lock.hpp"
 #include "tfm/machinery/command_line.hpp"
@@ -39,10 +40,11 @@ struct RunOptions {
   /// The lock on --save, held from the check before training to the end of the run: a second
   /// run saving to the same place is refused (tfm::CheckpointLock). Null without --save.
   std::shared_ptr<const CheckpointLock> save_lock;
-  std::size_t beam = 1;              ///< 1: greedy decoding; K: beam search with K beams
-  std::size_t eval_every = 100;      ///< held-out loss every this many steps (0: at the end)
-  std::optional<std::size_t> layer;  ///< of the attention heat maps; default: the last
-  std::size_t head = 0;              ///< of the attention heat maps
+  std::size_t beam = 1;                    ///< 1: greedy decoding; K: beam search with K beams
+  std::size_t eval_every = 100;            ///< held-out loss every this many steps (0: at the end)
+  std::optional<std::size_t> layer;        ///< of the attention heat maps; default: the last
+  std::size_t head = 0;                    ///< of the attention heat maps
+  Precision precision = Precision::kFp32;  ///< of the matrix products (--precision)
 
   /// What a program may change of the options' declarations.
   struct Declared {
@@ -52,7 +54,7 @@ struct RunOptions {
     std::string steps = "the task's budget";  ///< --steps' default, in its help
   };
   /// Declares the options on `cli`: --preset and --set (the model), --steps, --minutes, --seed,
-  /// --save, --save-every, --load, --average, --beam, --eval-every, and (`heat_map`) --layer and
+  /// --save, --save-every, --load, --average, --beam, --eval-every, --precision, and (`heat_map`) --layer and
   /// --head.
   static void declare(CommandLine& cli, const Declared& declared);
   /// The same with every default: the task's model and budget, greedy decoding, the heat-map
