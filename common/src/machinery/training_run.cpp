@@ -82,6 +82,7 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   }
   if (o.precision == Precision::kBf16 && !cpu_has_bf16())
     throw UsageError("--precision bf16: " + bf16_unavailable_reason());
+  set_product_precision(o.precision);  // here, so that no program can read the option and not use it
   if (cli.declares("--head")) {
     o.head = cli.count("--head");
     if (cli.given("--layer")) o.layer = cli.count("--layer");
@@ -172,7 +173,6 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
   }
   if (header_.run.empty()) header_.run = new_run_id();
   load_chosen_weights(options_, model_, params_, optimizer_, out);
-  set_product_precision(options.precision);
   out << "task " << task.name() << ", model '" << config.preset << "': d_model " << config.d_model
       << ", " << config.n_heads << " heads, " << config.n_encoder_layers << " + "
       << config.n_decoder_layers << " layers, d_ff " << config.d_ff << ", " << params_.count()

@@ -60,7 +60,8 @@ struct RunOptions {
   /// The same with every default: the task's model and budget, greedy decoding, the heat-map
   /// options.
   static void declare(CommandLine& cli) { declare(cli, Declared{}); }
-  /// Reads them back; throws UsageError naming the option for a value out of range or options
+  /// Reads them back, and chooses the products' precision (tfm::set_product_precision) for the
+  /// rest of the program; throws UsageError naming the option for a value out of range or options
   /// that contradict each other (--load with --average, --average with a budget, ...), and
   /// CheckpointError for a --save destination that cannot be written (its step checkpoints'
   /// names too, with --save-every) or that another run is saving to (it takes the lock).
