@@ -362,9 +362,10 @@ std::vector<JsonObject> profile_json(int steps) {
 }
 
 // Training steps of a vowel-restoration model, timed inside the library's own loop (tfm::train,
-// the loop chapter 11 runs): forward, loss, backward, the non-finite guard, clipping, Adam. The
-// time of step i is the time between the loop asking for batch i and asking for batch i + 1. With
-// `profiled`, tfm::profile records the timed steps and the JSON holds the breakdown.
+// the loop chapter 11's program writes out, of the same pieces): forward, loss, backward, the
+// non-finite guard, clipping, Adam. The time of step i is the time between the loop asking for
+// batch i and asking for batch i + 1. With `profiled`, tfm::profile records the timed steps and
+// the JSON holds the breakdown.
 JsonObject train_row(const tfm::Config& config, int warmup, int steps, std::uint64_t seed,
                      bool profiled) {
   tfm::Transformer model(config, seed);

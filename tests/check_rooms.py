@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The library's rooms (README.md, "Where each chapter's code lives"): every file of
 common/include/tfm/ROOM and common/src/ROOM includes only its own room and the rooms below it,
-and every header's first line says its chapter or its room. Prints each file that breaks a rule.
+every header's first line says its chapter or its room, and the layers and the model carry no
+profiling (the shape trace's steps name their time). Prints each file that breaks a rule.
 
     check_rooms.py PROJECT_DIR           check the library
     check_rooms.py --self-test           show that each rule fails on a small tree with its defect
@@ -15,6 +16,9 @@ import tempfile
 ORDER = ["engine", "support", "core", "layers", "model", "data", "train", "decode", "pictures",
          "tasks", "machinery"]
 LESSON = {"core", "layers", "model", "data", "train", "decode"}
+# Rooms a reader reads line by line: their time is named by the trace's steps (engine/profile.hpp).
+UNPROFILED = {"layers", "model"}
+PROFILING = re.compile(r"\bprofile::|tfm/engine/profile\.hpp")
 TAG = {"engine": r"Engine \(not a lesson\)", "support": r"Support \(not a lesson\)",
        "machinery": r"Machinery \(not a lesson\)", "tasks": r"Task \(chapter \d\d\)",
        "pictures": r"Pictures \(chapters? \d\d(-\d\d)?\)"}
@@ -44,6 +48,9 @@ def problems(project):
                                      % (where, number, room, m.group(1), ", ".join(ORDER)))
                     elif m and m.group(1) not in ORDER:
                         found.append("%s:%d: includes tfm/%s/, which is not a room" % (where, number, m.group(1)))
+                    if room in UNPROFILED and PROFILING.search(line):
+                        found.append("%s:%d: profiling in the %s room (the trace's steps are timed instead)"
+                                     % (where, number, room))
                 if name.endswith(".hpp"):
                     brief = next((BRIEF.match(l).group(1) for l in lines if BRIEF.match(l)), "")
                     want = r"Chapter \d\d" if room in LESSON else TAG[room]
@@ -60,6 +67,8 @@ def self_test():
         "a folder that is not a room": ("io/a.hpp", "/// \\brief Chapter 01: a.\n", "not a room"),
         "a machinery header tagged as a chapter": ("machinery/a.hpp", "/// \\brief Chapter 11: a.\n",
                                                    "should start with 'Machinery"),
+        "a profiling scope in a layer": ("layers/a.hpp", '/// \\brief Chapter 05: a.\nprofile::Scope timed("a");\n',
+                                         "profiling in the layers room"),
     }
     failed = 0
     for what, (name, text, expected) in cases.items():
@@ -84,7 +93,8 @@ def main(argv):
     for p in found:
         print("FAIL:", p)
     if not found:
-        print("every file of common/ includes only its room and the rooms below it, and names its chapter or room")
+        print("every file of common/ includes only its room and the rooms below it, and names its chapter or "
+              "room; layers/ and model/ carry no profiling")
     return 1 if found else 0
 
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "tfm/core/matmul.hpp"
+#include "tfm/core/trace.hpp"
 #include "tfm/engine/profile.hpp"
 #include "tfm/layers/layer_norm.hpp"
 
@@ -94,14 +95,69 @@ TEST_CASE("a nested scope's time counts for the inner kind only", "[profile]") {
   CHECK(entries.front().kind == "inner");          // the most time first
 }
 
-TEST_CASE("a layer marks its own work", "[profile]") {
+TEST_CASE("a traced step is charged the time since the step before it", "[profile]") {
+  const ProfileOn on;
+  constexpr trace::Component traced("Work");
+  const Tensor1 x = Tensor1::from_shape({2});
+  sleep_ms(20);
+  traced(x, "first", "x", "n");
+  sleep_ms(40);
+  traced(x, "second", "x", "n");
+  sleep_ms(10);
+  {
+    const profile::Scope inner("inner");  // its 30 ms are its own, not the next step's
+    sleep_ms(30);
+  }
+  traced(x, "third", "x", "n");
+  const auto entries = profile::entries();
+  const profile::Entry* first = find(entries, "[Work] first");
+  const profile::Entry* second = find(entries, "[Work] second");
+  const profile::Entry* third = find(entries, "[Work] third");
+  const profile::Entry* inner = find(entries, "inner");
+  REQUIRE(first != nullptr);
+  REQUIRE(second != nullptr);
+  REQUIRE(third != nullptr);
+  REQUIRE(inner != nullptr);
+  CHECK(first->seconds >= 0.020);
+  CHECK(second->seconds >= 0.040);
+  CHECK(second->calls == 1);
+  CHECK(inner->seconds >= 0.030);
+  CHECK(third->seconds >= 0.010);
+  CHECK(third->seconds < 0.030);
+}
+
+TEST_CASE("the time before a trace scope opens or closes is charged to no step", "[profile]") {
+  const ProfileOn on;
+  constexpr trace::Component traced("Work");
+  const Tensor1 x = Tensor1::from_shape({2});
+  sleep_ms(40);
+  {
+    const trace::Scope part("part");  // the trace is off: it prints nothing, but it marks
+    sleep_ms(40);
+  }
+  traced(x, "after the scope", "x", "n");
+  {
+    const profile::Scope outer("outer");  // a step inside a running Scope is the Scope's time
+    sleep_ms(20);
+    traced(x, "inside a Scope", "x", "n");
+  }
+  const auto entries = profile::entries();
+  const profile::Entry* after = find(entries, "[Work] after the scope");
+  REQUIRE(after != nullptr);
+  CHECK(after->seconds < 0.030);
+  CHECK(find(entries, "[Work] inside a Scope") == nullptr);
+  REQUIRE(find(entries, "outer") != nullptr);
+  CHECK(find(entries, "outer")->seconds >= 0.020);
+}
+
+TEST_CASE("a layer's work is named by its trace line", "[profile]") {
   const ProfileOn on;
   LayerNorm norm(4);
   Tensor3 x = Tensor3::from_shape({2, 3, 4});
   x.fill(1.0f);
   (void)norm.forward(x);
   const auto entries = profile::entries();
-  const profile::Entry* entry = find(entries, "LayerNorm forward");
+  const profile::Entry* entry = find(entries, "[LayerNorm] normalise over d_model");
   REQUIRE(entry != nullptr);
   CHECK(entry->calls == 1);
   CHECK_FALSE(entry->is_product);

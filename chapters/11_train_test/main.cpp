@@ -14,17 +14,20 @@
 #include <string>
 #include <xtensor/xview.hpp>
 
+#include "tfm/core/trace.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/engine/stopwatch.hpp"
 #include "tfm/machinery/command_line.hpp"
 #include "tfm/machinery/training_run.hpp"
 #include "tfm/pictures/attention_pictures.hpp"
 #include "tfm/support/format.hpp"
+#include "tfm/support/progress_bar.hpp"
 #include "tfm/tasks/copy_task.hpp"
 #include "tfm/tasks/evaluation.hpp"
 #include "tfm/tasks/report.hpp"
 #include "tfm/tasks/translation_task.hpp"
 #include "tfm/tasks/vowel_task.hpp"
+#include "tfm/train/trainer.hpp"
 
 namespace {
 
@@ -90,6 +93,29 @@ std::unique_ptr<tfm::Task> make_task(const Options& o) {
   return std::make_unique<tfm::VowelTask>(o.corpus);
 }
 
+// [training loop]
+// Trains the run's model for its budget, one batch a step. Returns the summary line, "" if there
+// was nothing to train (--load or --average without --steps or --minutes: only test).
+std::string train(tfm::TrainingRun& run, const tfm::Task& task) {
+  const std::optional<tfm::TrainingOptions> options = run.training_options();
+  if (!options) return "";
+  tfm::CrossEntropy loss(tfm::kPadId, options->label_smoothing);
+  run.start_training(*options, std::cout);  // from here, Ctrl-C ends training after a step
+  const tfm::trace::Enable trace;           // the first step shows every shape it computes
+  tfm::TrainingLoop loop(run.model(), run.optimizer(), task.held_out(), *options, std::cout,
+                         tfm::ProgressBar::stdout_is_terminal());
+  while (loop.next()) {  // until the budget is spent, or Ctrl-C
+    const tfm::Batch batch = run.training_batch(loop.step() - 1);
+    // forward, loss, backward, clipping, Adam
+    const float value =
+        tfm::train_step(run.model(), run.parameters(), run.optimizer(), loss, batch, *options);
+    // the progress bar; when due, the held-out loss and a checkpoint (--save-every)
+    loop.record(value, loss.counted_tokens());
+  }
+  return run.finish_training(loop.finish(), std::cout);  // kept for save() and the loss curve
+}
+// [training loop]
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -120,7 +146,7 @@ int main(int argc, char** argv) {
     }
 
     tfm::TrainingRun run(config, o.run, *task, std::cout);
-    const std::string trained = run.train(std::cout);
+    const std::string trained = train(run, *task);
     run.save("ch11_train_test", std::cout);  // first: no optional output can cost the model
     run.write_loss_curve(std::cout);
 

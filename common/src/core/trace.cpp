@@ -93,6 +93,7 @@ std::size_t scope_end(const std::vector<Record>& records, std::size_t begin) {
 }
 
 Scope::Scope(const std::string& title) : active_(enabled()) {
+  if (profile::enabled()) profile::mark();
   if (!active_) return;
   Record scope;
   scope.kind = Record::Kind::kScope;
@@ -102,6 +103,7 @@ Scope::Scope(const std::string& title) : active_(enabled()) {
 }
 
 Scope::~Scope() {
+  if (profile::enabled()) profile::mark();
   if (active_) --state().depth;
 }
 

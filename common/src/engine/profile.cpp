@@ -28,6 +28,10 @@ struct State {
   bool on = false;
   std::map<std::string, Entry> entries;
   std::vector<Frame> running;
+  // The traced steps' clock: the last mark, and how long the outermost Scopes that ended since
+  // then took (their time is their own, not the next step's).
+  Clock::time_point last_mark = Clock::now();
+  double scoped_since_mark = 0.0;
 };
 
 State& state() {
@@ -48,12 +52,14 @@ bool enabled() {
 }
 
 bool set_enabled(bool on) {
+  mark();
   return std::exchange(state().on, on);
 }
 
 void reset() {
   state().entries.clear();
   state().running.clear();
+  mark();
 }
 
 std::vector<Entry> entries() {
@@ -78,6 +84,35 @@ bool Scope::begin(const char* kind, const Product* product) {
   }
   s.running.push_back({&entry, Clock::now()});
   return true;
+}
+
+// The time since the last mark belongs to the step that ends now, unless a Scope is running (then
+// it is that Scope's) or OpenMP's workers are running (their caller is timed).
+bool charges_steps() {
+#ifdef _OPENMP
+  if (omp_in_parallel()) return false;
+#endif
+  return state().running.empty();
+}
+
+void end_step(const char* component, const char* what) {
+  State& s = state();
+  if (!s.on || !charges_steps()) return;
+  const Clock::time_point now = Clock::now();
+  const std::string kind = std::string("[") + component + "] " + what;
+  Entry& entry = s.entries[kind];
+  entry.kind = kind;
+  entry.seconds += std::chrono::duration<double>(now - s.last_mark).count() - s.scoped_since_mark;
+  entry.calls += 1;
+  s.last_mark = now;
+  s.scoped_since_mark = 0.0;
+}
+
+void mark() {
+  State& s = state();
+  if (!charges_steps()) return;
+  s.last_mark = Clock::now();
+  s.scoped_since_mark = 0.0;
 }
 
 void count_inputs(const float* a, std::size_t a_size, const float* b, std::size_t b_size) {
@@ -116,7 +151,10 @@ void Scope::end() {
   const double total = std::chrono::duration<double>(Clock::now() - frame.start).count();
   frame.entry->seconds += total - frame.nested_seconds;
   frame.entry->calls += 1;
-  if (!s.running.empty()) s.running.back().nested_seconds += total;
+  if (!s.running.empty())
+    s.running.back().nested_seconds += total;
+  else
+    s.scoped_since_mark += total;
 }
 
 }  // namespace tfm::profile

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -16,7 +15,6 @@ AddNorm::AddNorm(std::size_t d_model, float dropout, std::uint64_t dropout_seed)
 
 // [add norm forward]
 Tensor3 AddNorm::forward(const Tensor3& residual, Tensor3 sublayer_output) {
-  const profile::Scope timed("AddNorm forward (residual add)");
   require(residual.shape() == sublayer_output.shape(), "AddNorm",
           "residual " + shape_string(residual.shape()) + " and sub-layer output " +
               shape_string(sublayer_output.shape()) + " differ");
@@ -30,7 +28,6 @@ Tensor3 AddNorm::forward(const Tensor3& residual, Tensor3 sublayer_output) {
 
 // [add norm backward]
 AddNorm::Grads AddNorm::backward(const Tensor3& d_y) {
-  const profile::Scope timed("AddNorm backward (residual add)");
   Tensor3 d_sum = norm.backward(d_y);
   // The sum passes its gradient unchanged to the residual and through dropout to the sub-layer.
   traced(d_sum, "backward x + ...: to the residual, unchanged", "d_residual",

@@ -6,7 +6,6 @@
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 #include "tfm/layers/softmax.hpp"
 
 namespace tfm {
@@ -60,7 +59,6 @@ Tensor4 ScaledDotProductAttention::forward(const Tensor4& query, const Tensor4& 
 
 Tensor4 ScaledDotProductAttention::attend(const Tensor4& query, const Tensor4& key,
                                           const Tensor4& value, const Mask* mask) {
-  const profile::Scope timed("attention forward (scale, mask)");
   // [sdpa forward inputs]
   // query [B, H, Lq, d_k], key [B, H, Lk, d_k], value [B, H, Lk, d_v], mask [B, Lq, Lk] or none
   //   -> context [B, H, Lq, d_v]; every (batch, head) pair is an independent problem.
@@ -108,7 +106,6 @@ Tensor4 ScaledDotProductAttention::attend(const Tensor4& query, const Tensor4& k
 }
 
 ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tensor4& d_context) {
-  const profile::Scope timed("attention backward (mask)");
   // [sdpa backward inputs]
   // d_context [B, H, Lq, d_v] -> d_query [B, H, Lq, d_k], d_key [B, H, Lk, d_k], d_value [B, H, Lk, d_v]
   // Forward's steps in reverse:

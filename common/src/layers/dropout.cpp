@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -18,7 +17,6 @@ Dropout::Dropout(float p, std::uint64_t seed) : p_(p), rng_(seed) {
 
 // [dropout forward]
 Tensor3 Dropout::forward(Tensor3&& x) {
-  const profile::Scope timed("Dropout forward");
   // x: [B, L, d]  ->  y: [B, L, d], written over x (moved in: no copy, no new memory)
   if (!grad_enabled() && (!training_ || p_ == 0.0f)) return std::move(x);  // keeps nothing
   shape_ = x.shape();
@@ -59,7 +57,6 @@ void Dropout::skip(std::size_t forwards) {
 
 // [dropout backward]
 Tensor3 Dropout::backward(Tensor3&& d_y) {
-  const profile::Scope timed("Dropout backward");
   // d_y: [B, L, d]  ->  d_x: [B, L, d], written over d_y; y = x * mask / (1-p), so
   // d_x = d_y * mask / (1-p) with forward's mask.
   require(d_y.shape() == shape_, "Dropout backward",

@@ -6,7 +6,6 @@
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -38,7 +37,6 @@ void Embedding::check_ids(const TokenIds& ids) const {
 
 // [embedding forward]
 Tensor3 Embedding::forward(const TokenIds& ids) {
-  const profile::Scope timed("Embedding forward");
   // ids [B, L]  ->  x [B, L, d_model]: one row of the table per token, times √d_model
   check_ids(ids);
   if (grad_enabled()) ids_ = ids;  // backward scatters into these rows
@@ -60,7 +58,6 @@ void Embedding::backward(const Tensor3& d_y) {
 
 // [embedding backward]
 void Embedding::backward(const TokenIds& ids, const Tensor3& d_y) {
-  const profile::Scope timed("Embedding backward");
   // d_y [B, L, d_model] -> weight.grad [vocab, d_model]: the lookup copied row ids[b, l] to
   // position (b, l), so its gradient is scattered back there. A token that occurs several times
   // collects the sum of the gradients of all its occurrences (hence +=, never =).

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -23,7 +22,6 @@ FeedForward::FeedForward(std::size_t d_model, std::size_t d_ff, bool bias, float
 
 // [ffn forward]
 Tensor3 FeedForward::forward(const Tensor3& x) {
-  const profile::Scope timed("FeedForward forward (own)");
   // x [B, L, d_model] -> h [B, L, d_ff] -> [B, L, d_model]. Every position is one row of a
   // [B*L, d_model] matrix, so "position-wise" costs nothing extra: it is one product per linear.
   require_shape(kName, "input", x, {kAnyExtent, kAnyExtent, linear1.in_features()},
@@ -39,7 +37,6 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
 
 // [ffn backward]
 Tensor3 FeedForward::backward(const Tensor3& d_output) {
-  const profile::Scope timed("FeedForward backward (own)");
   // d_output [B, L, d_model] -> d_x [B, L, d_model], each step's backward in reverse order:
   //   y = h2 W_2ᵀ + b_2          ->  dh2 = d_y W_2              (and dW_2 += d_yᵀ h2, db_2 += Σ d_y)
   //   h2 = h1 * mask / (1 - p)   ->  dh1 = dh2 * mask / (1 - p) (the same mask as forward)

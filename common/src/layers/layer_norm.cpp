@@ -4,7 +4,6 @@
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 #include "tfm/engine/reductions.hpp"
 
 namespace tfm {
@@ -23,7 +22,6 @@ LayerNorm::LayerNorm(std::size_t d_model, float eps) : d_(d_model), eps_(eps) {
 
 // [layer norm forward]
 Tensor3 LayerNorm::forward(const Tensor3& x) {
-  const profile::Scope timed("LayerNorm forward");
   // x: [B, L, d]  ->  y: [B, L, d]; every position (row) is normalised on its own.
   require_shape("LayerNorm", "input", x, {kAnyExtent, kAnyExtent, d_}, "(batch, len, d_model)");
   const std::size_t rows = x.shape(0) * x.shape(1);
@@ -63,7 +61,6 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
 
 // [layer norm backward]
 Tensor3 LayerNorm::backward(const Tensor3& d_y) {
-  const profile::Scope timed("LayerNorm backward");
   // d_y: [B, L, d]  ->  d_x: [B, L, d]
   require(x_hat_.size() > 0, "LayerNorm backward", "called before forward");
   require_shape("LayerNorm backward", "dy", d_y, {x_hat_.shape(0), x_hat_.shape(1), d_},

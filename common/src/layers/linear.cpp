@@ -4,7 +4,6 @@
 
 #include "tfm/core/matmul.hpp"
 #include "tfm/core/no_grad.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -46,7 +45,6 @@ Tensor3 Linear::forward(Tensor3&& x) {
 }
 
 Tensor3 Linear::forward(const Tensor3& x) {
-  const profile::Scope timed("Linear forward (keeps its input)");
   if (grad_enabled()) return forward(copy_of(x));  // backward keeps a copy of x
   check_input(x);
   return linear(x, weight.value, bias.value);  // inference: nothing to keep, nothing copied
@@ -59,7 +57,6 @@ void Linear::check_input(const Tensor3& x) const {
 
 // [linear backward]
 Tensor3 Linear::backward(const Tensor3& d_y) {
-  const profile::Scope timed("Linear backward (bias gradient)");
   // d_y [B, L, out] -> d_x [B, L, in]
   require(has_forward_, "Linear backward", "called before forward");
   require_shape("Linear backward", "dy", d_y, {x_.shape(0), x_.shape(1), out_},

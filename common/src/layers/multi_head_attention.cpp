@@ -7,7 +7,6 @@
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -39,7 +38,6 @@ std::size_t checked_d_model(std::size_t d_model, std::size_t n_heads) {
 
 // [split heads]
 Tensor4 split_heads(const Tensor3& x, std::size_t n_heads) {
-  const profile::Scope timed("copies: split heads");
   // x [B, L, H * d_k] -> [B, H, L, d_k]: head h of position l is columns h*d_k .. (h+1)*d_k - 1
   // of row l. Each head becomes one contiguous [L, d_k] matrix, ready for matmul.
   const std::size_t B = x.shape(0), L = x.shape(1), d = x.shape(2);
@@ -60,7 +58,6 @@ Tensor4 split_heads(const Tensor3& x, std::size_t n_heads) {
 }
 
 Tensor3 concat_heads(const Tensor4& x) {
-  const profile::Scope timed("copies: concat heads");
   // x [B, H, L, d_k] -> [B, L, H * d_k]: the exact inverse of split_heads.
   const std::size_t B = x.shape(0), H = x.shape(1), L = x.shape(2), d_k = x.shape(3);
   Tensor3 joined = Tensor3::from_shape({B, L, H * d_k});
@@ -89,7 +86,6 @@ MultiHeadAttention::MultiHeadAttention(std::size_t d_model, std::size_t n_heads,
 // [mha forward]
 Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& memory,
                                     const Mask* mask) {
-  const profile::Scope timed("MultiHeadAttention forward (own)");
   // query_input [B, Lq, d_model], memory [B, Lk, d_model], mask [B, Lq, Lk] -> [B, Lq, d_model]
   require_shape(kName, "query_input", query_input, {kAnyExtent, kAnyExtent, d_model_},
                 "(batch, len_q, d_model)");
@@ -135,7 +131,6 @@ Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& m
 
 // [mha backward]
 MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& d_output) {
-  const profile::Scope timed("MultiHeadAttention backward (own)");
   // d_output [B, Lq, d_model] -> query_input [B, Lq, d_model], memory [B, Lk, d_model]
   // Forward, step by step, and the backward of each step, run in reverse order:
   //   output = concat W_Oᵀ (+ b_O)        ->  d_concat = d_output W_O        (Linear backward)

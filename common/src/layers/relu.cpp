@@ -3,13 +3,11 @@
 #include <utility>
 
 #include "tfm/core/no_grad.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
 // [relu forward]
 Tensor3 ReLU::forward(Tensor3&& x) {
-  const profile::Scope timed("ReLU forward");
   // x: [B, L, d]  ->  y: [B, L, d], in x's memory
   float* values = x.data();
   const std::size_t n = x.size();
@@ -33,7 +31,6 @@ Tensor3 ReLU::forward(Tensor3&& x) {
 
 // [relu backward]
 Tensor3 ReLU::backward(Tensor3&& d_y) {
-  const profile::Scope timed("ReLU backward");
   // d_y: [B, L, d]  ->  d_x: [B, L, d], written over d_y
   // d max(0, x)/d_x is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
   require(d_y.shape() == positive_.shape(), "ReLU backward",

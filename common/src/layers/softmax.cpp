@@ -1,14 +1,12 @@
 #include "tfm/layers/softmax.hpp"
 
 #include "tfm/engine/fast_exp.hpp"
-#include "tfm/engine/profile.hpp"
 #include "tfm/engine/reductions.hpp"
 
 namespace tfm {
 
 // [softmax forward]
 void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) {
-  const profile::Scope timed("softmax forward");
   // x, y: [rows, cols]; every row becomes a probability distribution. Rows are independent,
   // so they are shared out among the threads.
 #pragma omp parallel for if (rows * cols > (1 << 15))
@@ -28,7 +26,6 @@ void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) 
 // [softmax backward]
 void softmax_rows_backward(const float* y, const float* d_y, float* d_x, std::size_t rows,
                            std::size_t cols) {
-  const profile::Scope timed("softmax backward");
   // y, d_y, d_x: [rows, cols].
   // The Jacobian of one row is dy_i/dx_j = y_i (δ_ij - y_j), so the vector-Jacobian product is
   // dx_j = y_j (dy_j - Σ_i dy_i y_i): one dot product per row, never the [cols, cols] matrix.

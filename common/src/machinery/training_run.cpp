@@ -182,7 +182,7 @@ TrainingRun::TrainingRun(const Config& config, const RunOptions& options, const 
       << "\n";
 }
 
-std::string TrainingRun::train(std::ostream& out) {
+std::optional<TrainingOptions> TrainingRun::training_options() const {
   // The budget: --steps and/or --minutes; else the task's steps, except after --load or
   // --average, where only an explicit budget trains (so that --load DIR --restore TEXT restores).
   const RunOptions& o = options_;
@@ -190,25 +190,40 @@ std::string TrainingRun::train(std::ostream& out) {
   const bool use_default = !o.steps && !o.minutes && o.load.empty() && o.average.empty();
   training.max_steps = use_default ? task_.default_steps() : o.steps.value_or(0);
   training.max_seconds = 60.0 * o.minutes.value_or(0.0);
+  if (training.max_steps == 0 && training.max_seconds <= 0) return std::nullopt;
   training.eval_every = o.eval_every;
   training.checkpoint_every = o.save_every;
   training.checkpoint = periodic_checkpoints(o.save, header_, params_, optimizer_);
-  if (training.max_steps == 0 && training.max_seconds <= 0) return "";
+  return training;
+}
 
-  out << "learning rate: " << training.schedule.describe() << "\n";
+void TrainingRun::start_training(const TrainingOptions& options, std::ostream& out) {
+  out << "learning rate: " << options.schedule.describe() << "\n";
   if (optimizer_.steps_taken() == 0) out << "\nThe first training step, traced:\n";
-  trace::Enable trace;
+  stop_on_signal_ = std::make_unique<StopOnSignal>();
+}
+
+Batch TrainingRun::training_batch(std::size_t index) const {
   // The batch size is the model's: the task's default, or as --preset / --set chose.
-  const auto batch = [&](std::size_t index) {
-    return task_.training_batch(index, config().batch_size, config().seed);
-  };
-  stop_on_signal_ =
-      std::make_unique<StopOnSignal>();  // Ctrl-C stops training; save() keeps the model
-  history_ = tfm::train(model_, optimizer_, batch, task_.held_out(), training, out,
-                        ProgressBar::stdout_is_terminal());
+  return task_.training_batch(index, config().batch_size, config().seed);
+}
+
+std::string TrainingRun::finish_training(const TrainingHistory& history, std::ostream& out) {
+  history_ = history;
   const std::string trained = summary(history_);
   out << trained;
   return trained;
+}
+
+std::string TrainingRun::train(std::ostream& out) {
+  const std::optional<TrainingOptions> options = training_options();
+  if (!options) return "";
+  start_training(*options, out);
+  const trace::Enable trace;  // the first step shows every shape
+  const auto batch = [&](std::size_t index) { return training_batch(index); };
+  return finish_training(tfm::train(model_, optimizer_, batch, task_.held_out(), *options, out,
+                                    ProgressBar::stdout_is_terminal()),
+                         out);
 }
 
 void TrainingRun::save(const std::string& program, std::ostream& out) {

@@ -5,7 +5,6 @@
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -24,7 +23,6 @@ Decoder::Decoder(const Config& c, Embedding& embedding, Rng& rng)
 // [decoder forward]
 Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Mask* self_mask,
                          const Mask* cross_mask) {
-  const profile::Scope timed("Decoder forward (own)");
   trace::Scope scope("Decoder");
   if (grad_enabled()) tgt_in_ = tgt_in;  // for the embedding's gradient
   Tensor3 x = embedding_->forward(tgt_in);
@@ -41,7 +39,6 @@ Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Ma
 
 // [decoder backward]
 Tensor3 Decoder::backward(const Tensor3& d_hidden) {
-  const profile::Scope timed("Decoder backward (own)");
   trace::Scope scope("Decoder backward");
   Tensor3 d_x = d_hidden;
   Tensor3 d_memory;

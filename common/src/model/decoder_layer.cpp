@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -22,7 +21,6 @@ DecoderLayer::DecoderLayer(const Config& c, Rng& rng)
 // [decoder layer forward]
 Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
                               const Mask* cross_mask) {
-  const profile::Scope timed("DecoderLayer forward (own)");
   Tensor3 attended;
   {
     trace::Scope scope("masked self-attention");
@@ -46,7 +44,6 @@ Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mas
 
 // [decoder layer backward]
 DecoderLayer::Grads DecoderLayer::backward(const Tensor3& d_y) {
-  const profile::Scope timed("DecoderLayer backward (own)");
   // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
   // their gradients add.
   auto [d_h2, d_transformed] = norm3.backward(d_y);

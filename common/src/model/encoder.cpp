@@ -5,7 +5,6 @@
 
 #include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -23,7 +22,6 @@ Encoder::Encoder(const Config& c, Embedding& embedding, Rng& rng)
 
 // [encoder forward]
 Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
-  const profile::Scope timed("Encoder forward (own)");
   trace::Scope scope("Encoder");
   if (grad_enabled()) src_ = src;  // for the embedding's gradient
   Tensor3 x = embedding_->forward(src);
@@ -40,7 +38,6 @@ Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
 
 // [encoder backward]
 void Encoder::backward(const Tensor3& d_memory) {
-  const profile::Scope timed("Encoder backward (own)");
   trace::Scope scope("Encoder backward");
   Tensor3 d_x = d_memory;
   for (std::size_t i = layers.size(); i-- > 0;) {

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "tfm/core/trace.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -19,7 +18,6 @@ EncoderLayer::EncoderLayer(const Config& c, Rng& rng)
 
 // [encoder layer forward]
 Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
-  const profile::Scope timed("EncoderLayer forward (own)");
   Tensor3 attended;
   {
     trace::Scope scope("self-attention");
@@ -37,7 +35,6 @@ Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
 
 // [encoder layer backward]
 Tensor3 EncoderLayer::backward(const Tensor3& d_y) {
-  const profile::Scope timed("EncoderLayer backward (own)");
   // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
   // their gradients add.
   auto [d_h, d_transformed] = norm2.backward(d_y);

@@ -5,7 +5,6 @@
 
 #include "tfm/core/trace.hpp"
 #include "tfm/engine/heap.hpp"
-#include "tfm/engine/profile.hpp"
 
 namespace tfm {
 
@@ -49,7 +48,6 @@ Transformer::Transformer(const Config& config, std::uint64_t seed)
 
 // [transformer forward]
 Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
-  const profile::Scope timed("Transformer forward (own)");
   trace::Scope scope("Transformer");
   traced(src, "source tokens", "src", "batch, src_len");
   traced(tgt_in, "target tokens (shifted right)", "tgt_in", "batch, tgt_len");
@@ -66,7 +64,6 @@ Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
 
 // [transformer backward]
 void Transformer::backward(const Tensor3& d_logits) {
-  const profile::Scope timed("Transformer backward (own)");
   trace::Scope scope("Transformer backward");
   const Tensor3 d_hidden = traced(generator.backward(d_logits), "backward generator (W, b)",
                                   "d_hidden", "batch, tgt_len, d_model");

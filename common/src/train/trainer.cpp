@@ -1,5 +1,6 @@
 #include "tfm/train/trainer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ostream>
@@ -73,69 +74,88 @@ float train_step(Transformer& model, const ParameterList& params, Adam& optimize
 }
 // [train step]
 
+TrainingLoop::TrainingLoop(Transformer& model, Adam& optimizer, const std::vector<Batch>& held_out,
+                           const TrainingOptions& options, std::ostream& out, bool interactive)
+    : model_(model),
+      optimizer_(optimizer),
+      held_out_(held_out),
+      options_(options),
+      bar_(out, interactive),
+      narrate_(options.trace_first_step && trace::enabled()),
+      quiet_(false),
+      start_(std::chrono::steady_clock::now()) {
+  if (options.max_steps == 0 && options.max_seconds <= 0.0)
+    throw TrainingError("training needs a budget: a number of steps or of minutes");
+  // The progress line counts the model's steps, as the held-out losses and the loss curve do: a
+  // run resumed after step 1000 shows step 1001 first.
+  progress_.first_step = optimizer.steps_taken();
+  progress_.total_steps = options.max_steps > 0 ? progress_.first_step + options.max_steps : 0;
+  progress_.total_seconds = options.max_seconds;
+}
+
+bool TrainingLoop::next() {
+  trace::set_enabled(false);
+  if (options_.max_steps > 0 && done_ >= options_.max_steps) return false;
+  if (options_.max_seconds > 0.0 && seconds_since(start_) >= options_.max_seconds) return false;
+  if (stop_requested()) {  // Ctrl-C: end here, so that the program saves what was trained
+    history_.stopped = true;
+    return false;
+  }
+  ++done_;
+  step_ = optimizer_.steps_taken() + 1;
+  trace::set_enabled(narrate_ && step_ == 1);
+  return true;
+}
+
+void TrainingLoop::record(float loss, std::size_t tokens) {
+  history_.steps.push_back(step_);
+  history_.train_loss.push_back(loss);
+  history_.tokens += tokens;
+  progress_.step = step_;
+  progress_.loss = loss;
+  progress_.learning_rate = options_.schedule.at(step_);
+  progress_.elapsed_seconds = seconds_since(start_);
+  progress_.tokens_per_second = history_.tokens / std::max(progress_.elapsed_seconds, 1e-9);
+  bar_.update(progress_);
+
+  if (options_.eval_every > 0 && step_ % options_.eval_every == 0 && !held_out_.empty()) {
+    history_.eval_steps.push_back(step_);
+    history_.held_out_loss.push_back(evaluate_loss(model_, held_out_));
+    std::ostringstream line;
+    line << "step " << step_ << ": held-out loss " << history_.held_out_loss.back();
+    bar_.message(line.str());
+  }
+  if (options_.checkpoint_every > 0 && options_.checkpoint &&
+      step_ % options_.checkpoint_every == 0)
+    bar_.message(options_.checkpoint(step_, history_));
+}
+
+TrainingHistory TrainingLoop::finish() {
+  trace::set_enabled(false);
+  history_.seconds = seconds_since(start_);
+  bar_.finish(progress_);
+  if (!held_out_.empty() && !history_.steps.empty() &&
+      (history_.eval_steps.empty() || history_.eval_steps.back() != history_.steps.back())) {
+    history_.eval_steps.push_back(history_.steps.back());
+    history_.held_out_loss.push_back(evaluate_loss(model_, held_out_));
+  }
+  model_.set_training(false);
+  return history_;
+}
+
 TrainingHistory train(Transformer& model, Adam& optimizer,
                       const std::function<Batch(std::size_t index)>& training_batch,
                       const std::vector<Batch>& held_out, const TrainingOptions& options,
                       std::ostream& out, bool interactive) {
-  if (options.max_steps == 0 && options.max_seconds <= 0.0)
-    throw TrainingError("training needs a budget: a number of steps or of minutes");
   const ParameterList params = parameters_of(model);
-  CrossEntropy loss_fn(kPadId, options.label_smoothing);
-  ProgressBar bar(out, interactive);
-  TrainingHistory history;
-  // The progress line counts the model's steps, as the held-out losses and the loss curve do: a
-  // run resumed after step 1000 shows step 1001 first.
-  TrainingProgress progress;
-  progress.first_step = optimizer.steps_taken();
-  progress.total_steps = options.max_steps > 0 ? progress.first_step + options.max_steps : 0;
-  progress.total_seconds = options.max_seconds;
-
-  // Only the model's first step narrates its shapes (not again on a resume); evaluation and the
-  // other steps run silently.
-  const bool narrate = options.trace_first_step && trace::enabled();
-  trace::Enable quiet(false);
-  const auto start = std::chrono::steady_clock::now();
-  for (std::size_t done = 0;; ++done) {
-    if (options.max_steps > 0 && done >= options.max_steps) break;
-    if (options.max_seconds > 0.0 && seconds_since(start) >= options.max_seconds) break;
-    if (stop_requested()) {  // Ctrl-C: end here, so that the program saves what was trained
-      history.stopped = true;
-      break;
-    }
-    const std::size_t step = optimizer.steps_taken() + 1;
-    trace::Enable trace(narrate && step == 1);
-    const Batch batch = training_batch(step - 1);  // batch 0 for step 1, also after a resume
-    const float loss = train_step(model, params, optimizer, loss_fn, batch, options);
-
-    history.steps.push_back(step);
-    history.train_loss.push_back(loss);
-    history.tokens += loss_fn.counted_tokens();
-    progress.step = step;
-    progress.loss = loss;
-    progress.learning_rate = options.schedule.at(step);
-    progress.elapsed_seconds = seconds_since(start);
-    progress.tokens_per_second = history.tokens / std::max(progress.elapsed_seconds, 1e-9);
-    bar.update(progress);
-
-    if (options.eval_every > 0 && progress.step % options.eval_every == 0 && !held_out.empty()) {
-      history.eval_steps.push_back(step);
-      history.held_out_loss.push_back(evaluate_loss(model, held_out));
-      std::ostringstream line;
-      line << "step " << step << ": held-out loss " << history.held_out_loss.back();
-      bar.message(line.str());
-    }
-    if (options.checkpoint_every > 0 && options.checkpoint && step % options.checkpoint_every == 0)
-      bar.message(options.checkpoint(step, history));
+  CrossEntropy loss(kPadId, options.label_smoothing);
+  TrainingLoop loop(model, optimizer, held_out, options, out, interactive);
+  while (loop.next()) {
+    const Batch batch = training_batch(loop.step() - 1);  // batch 0 for step 1, also after a resume
+    const float value = train_step(model, params, optimizer, loss, batch, options);
+    loop.record(value, loss.counted_tokens());  // the step's tokens: read after the step
   }
-  history.seconds = seconds_since(start);
-  bar.finish(progress);
-  if (!held_out.empty() && !history.steps.empty() &&
-      (history.eval_steps.empty() || history.eval_steps.back() != history.steps.back())) {
-    history.eval_steps.push_back(history.steps.back());
-    history.held_out_loss.push_back(evaluate_loss(model, held_out));
-  }
-  model.set_training(false);
-  return history;
+  return loop.finish();
 }
 
 }  // namespace tfm

@@ -11,6 +11,8 @@
 ///
 /// The trace is produced by the library itself, so the chapters never re-type a shape.
 /// When it is off (the default) every call returns after one branch on a global flag.
+/// Its steps also name the time of the profile (engine/profile.hpp): when the profile is on, each
+/// step is charged the time since the step before it, so the layers carry no profiling of their own.
 ///
 /// Four forms, one per purpose. A layer traces a step where it computes it, without a second line,
 /// with a Component (a tensor passes through it; an lvalue may be traced as a statement too):
@@ -33,6 +35,7 @@
 #include <vector>
 
 #include "tfm/core/tensor.hpp"
+#include "tfm/engine/profile.hpp"
 
 namespace tfm::trace {
 
@@ -87,6 +90,7 @@ class Component {
   Tensor&& operator()(Tensor&& tensor, const char* what, const char* tensor_name,
                       const char* axes) const {
     if (enabled()) write_step(name_, what, tensor_name, shape_string(tensor.shape()), axes);
+    if (profile::enabled()) profile::end_step(name_, what);
     return std::forward<Tensor>(tensor);
   }
   /// The component's name.
@@ -103,7 +107,8 @@ void note(const std::string& text);
 /// every line written until it is destroyed.
 class Scope {
  public:
-  /// Prints `title` at the current depth (only when the trace is on), then indents one level.
+  /// Prints `title` at the current depth (only when the trace is on), then indents one level. The
+  /// profile's next step is timed from here, and again from where the Scope closes.
   explicit Scope(const std::string& title);
   ~Scope();
   Scope(const Scope&) = delete;

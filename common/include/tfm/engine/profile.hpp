@@ -13,10 +13,15 @@
 /// for (const tfm::profile::Entry& e : tfm::profile::entries()) ...   // slowest kind first
 /// \endcode
 ///
-/// A layer marks its work with a Scope; the time of a Scope nested inside another counts for the
-/// inner one only, so the kinds add up to (at most) the whole step. Only the thread that calls
-/// the layers records (work that OpenMP spreads over threads is timed by its caller). When the
-/// profile is off (the default) a Scope costs one branch.
+/// Two things mark the work. A Scope times its own lifetime as one kind: every matrix product
+/// (core/matmul.cpp), the loss, clipping, Adam. The layers and the model carry no profiling of their
+/// own: the shape trace (core/trace.hpp) already names every step they take, so each traced step
+/// is charged the time since the step before it, as the kind "[Component] what" (the words of its
+/// trace line), and the opening and closing of a trace::Scope start the count afresh (the time
+/// before them is left unmarked). The time of a Scope nested inside another, or inside a traced
+/// step, counts for the inner one only, so the kinds add up to (at most) the whole step. Only the
+/// thread that calls the layers records (work that OpenMP spreads over threads is timed by its
+/// caller). When the profile is off (the default) a Scope or a step costs one branch.
 #pragma once
 
 #include <cstddef>
@@ -46,9 +51,9 @@ struct Product {
 
 /// One kind of work and its total over everything recorded.
 struct Entry {
-  std::string kind;                  ///< e.g. "LayerNorm forward", "product nt 5120x1024x256"
-  double seconds = 0.0;              ///< wall time, nested Scopes excluded
-  std::size_t calls = 0;             ///< how many Scopes of this kind ended
+  std::string kind;       ///< e.g. "[LayerNorm] normalise over d_model", "product nt 5120x1024x256"
+  double seconds = 0.0;   ///< wall time, nested Scopes excluded
+  std::size_t calls = 0;  ///< how many Scopes of this kind ended
   bool is_product = false;           ///< a matrix product (then `product` holds its shape)
   Product product;                   ///< the product's shape (if is_product)
   std::size_t inputs = 0;            ///< a product's operand values, summed over its calls
@@ -63,7 +68,16 @@ std::vector<Entry> entries();
 /// off they show where an Intel core would slow down. Does nothing when the profile is off.
 void count_inputs(const float* a, std::size_t a_size, const float* b, std::size_t b_size);
 
-/// Times its own lifetime as work of one kind, e.g. `profile::Scope timed("LayerNorm forward");`.
+/// Charges the time since the last mark, less the Scopes that ran in it, to the traced step
+/// "[component] what", and marks now. The trace calls it for every step; inside a running Scope it
+/// does nothing (the Scope owns that time).
+void end_step(const char* component, const char* what);
+
+/// Marks now without charging anyone: the time since the last mark stays unmarked. The trace calls
+/// it where a trace::Scope opens or closes.
+void mark();
+
+/// Times its own lifetime as work of one kind, e.g. `profile::Scope timed("Adam step");`.
 class Scope {
  public:
   /// Starts timing work of kind `kind` (when the profile is on).

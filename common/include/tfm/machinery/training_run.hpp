@@ -99,16 +99,32 @@ class TrainingRun {
   /// options ask for, saying so on `out`. `task` must outlive the run.
   TrainingRun(const Config& config, const RunOptions& options, const Task& task, std::ostream& out);
 
-  /// The model, to test.
+  /// The model, to train and to test.
   Transformer& model() { return model_; }
+  /// Its parameters, as the optimizer sees them.
+  const ParameterList& parameters() const { return params_; }
+  /// Its optimizer (loaded with the saved state after --load).
+  Adam& optimizer() { return optimizer_; }
   /// Its configuration.
   const Config& config() const { return model_.config(); }
 
-  /// Trains for the options' budget (none after --load or --average unless one is given, so that
-  /// `--load DIR` only tests), with the first step traced, the progress on `out`, the held-out
-  /// loss every --eval-every steps and the checkpoints of --save-every. Ctrl-C (or SIGTERM) ends
-  /// training after the current step; save() then keeps the model. Returns the training's summary
-  /// line (tfm::summary), "" if it did not train.
+  /// How to train: the options' budget (none after --load or --average unless one is given, so
+  /// that `--load DIR` only tests; then nothing: there is nothing to train), the configuration's
+  /// schedule, clipping and label smoothing, the held-out loss every --eval-every steps and the
+  /// checkpoints of --save-every.
+  std::optional<TrainingOptions> training_options() const;
+  /// Says what training starts with (the learning rate; that the first step is traced), and from
+  /// here to the end of save() lets Ctrl-C (or SIGTERM) end training after the current step:
+  /// save() then keeps the model.
+  void start_training(const TrainingOptions& options, std::ostream& out);
+  /// The task's batch for step `index` + 1, at the model's batch size and seed (batch 0 for
+  /// step 1, also after a resume: a resumed run sees the batches an uninterrupted one would).
+  Batch training_batch(std::size_t index) const;
+  /// Keeps the history of training (for save() and the loss curve), prints its summary line
+  /// (tfm::summary) and returns it.
+  std::string finish_training(const TrainingHistory& history, std::ostream& out);
+  /// The three around tfm::train, on the task's batches, with the first step traced: the loop
+  /// chapter 11's program writes out. Returns the summary line, "" if it did not train.
   std::string train(std::ostream& out);
   /// Saves to --save (if given; after a Ctrl-C without --save, to `<temp>/<program>-stopped-<pid>`);
   /// if that fails, to `<temp>/<program>-rescued-<pid>` instead and throws, saying where
@@ -133,7 +149,7 @@ class TrainingRun {
   Adam optimizer_;
   CheckpointHeader header_;
   TrainingHistory history_;
-  std::unique_ptr<StopOnSignal> stop_on_signal_;  // from train() to the end of save()
+  std::unique_ptr<StopOnSignal> stop_on_signal_;  // from start_training() to the end of save()
 };
 
 }  // namespace tfm

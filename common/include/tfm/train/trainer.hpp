@@ -4,6 +4,7 @@
 /// NaN/Inf. Its report (summary line, loss curve) is training_report.hpp's, resuming resume.hpp's.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
@@ -11,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "tfm/core/trace.hpp"
 #include "tfm/data/dataset.hpp"
 #include "tfm/model/transformer.hpp"
+#include "tfm/support/progress_bar.hpp"
 #include "tfm/train/adam.hpp"
 #include "tfm/train/cross_entropy.hpp"
 #include "tfm/train/learning_rate.hpp"
@@ -74,13 +77,61 @@ double evaluate_loss(Transformer& model, const std::vector<Batch>& batches);
 float train_step(Transformer& model, const ParameterList& params, Adam& optimizer,
                  CrossEntropy& loss, const Batch& batch, const TrainingOptions& options);
 
+/// Everything a training loop does around its steps, so that the loop reads as the steps:
+/// \code
+/// TrainingLoop loop(model, optimizer, held_out, options, out, interactive);
+/// while (loop.next()) {
+///   const Batch batch = training_batch(loop.step() - 1);
+///   const float value = train_step(model, params, optimizer, loss, batch, options);
+///   loop.record(value, loss.counted_tokens());
+/// }
+/// const TrainingHistory history = loop.finish();
+/// \endcode
+/// It keeps the budget, the history, the progress on `out` (a self-rewriting bar when
+/// `interactive`, plain lines otherwise), the held-out loss every `options.eval_every` steps and
+/// the checkpoints of `options.checkpoint_every`. Steps continue from the optimizer's count, so a
+/// resumed run extends its curve and goes on with the batch an uninterrupted run would have used.
+/// With `options.trace_first_step` and the trace on, the model's first step (not again on a
+/// resume) reports its shapes; evaluation and the other steps run silently.
+class TrainingLoop {
+ public:
+  /// Starts the clock. `held_out` gives the batches of the held-out loss (may be empty); it and
+  /// `options` must outlive the loop. Throws TrainingError when the options give no budget.
+  TrainingLoop(Transformer& model, Adam& optimizer, const std::vector<Batch>& held_out,
+               const TrainingOptions& options, std::ostream& out, bool interactive);
+  TrainingLoop(const TrainingLoop&) = delete;
+  TrainingLoop& operator=(const TrainingLoop&) = delete;
+
+  /// Begins the next step, or returns false: the budget is spent, or a stop was requested
+  /// (tfm::stop_requested, Ctrl-C), which ends the loop between two steps.
+  bool next();
+  /// The number of the step next() began, counted by the optimizer (1 for a new model's first).
+  std::size_t step() const { return step_; }
+  /// After the step: its loss and the target tokens it trained on go into the history and the
+  /// progress; then the held-out loss and the checkpoint, if this step is due for them.
+  void record(float loss, std::size_t tokens);
+  /// Ends the progress, measures the held-out loss after the last step (if not done yet), and
+  /// leaves the model in evaluation mode. Returns the history.
+  TrainingHistory finish();
+
+ private:
+  Transformer& model_;
+  Adam& optimizer_;
+  const std::vector<Batch>& held_out_;
+  const TrainingOptions& options_;
+  ProgressBar bar_;
+  TrainingHistory history_;
+  TrainingProgress progress_;
+  const bool narrate_;   // the trace is on for the first step
+  trace::Enable quiet_;  // and off for everything else, until the loop ends
+  std::chrono::steady_clock::time_point start_;
+  std::size_t done_ = 0;  // steps of this loop
+  std::size_t step_ = 0;
+};
+
 /// Trains `model` with `optimizer` (built on the model's parameters) until the budget of
-/// `options` is spent, printing progress to `out` (a self-rewriting bar when `interactive`,
-/// plain lines otherwise). Step S trains on `training_batch(S - 1)`. Steps continue from the
-/// optimizer's count, so a resumed run extends its curve and goes on with the batch an
-/// uninterrupted run would have used. `held_out` gives the batches of the held-out loss (may be
-/// empty). A stop request (tfm::stop_requested, Ctrl-C) ends the loop between two steps, as if
-/// the budget were spent. Throws TrainingError on a non-finite loss or gradient.
+/// `options` is spent: the loop above, where step S trains on `training_batch(S - 1)`. Chapter
+/// 11's program writes the same loop out. Throws TrainingError on a non-finite loss or gradient.
 TrainingHistory train(Transformer& model, Adam& optimizer,
                       const std::function<Batch(std::size_t index)>& training_batch,
                       const std::vector<Batch>& held_out, const TrainingOptions& options,
