@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "decoding_helpers.hpp"
+#include "tfm/core/no_grad.hpp"
 #include "tfm/core/trace.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/decode/incremental_decoding.hpp"
@@ -94,6 +95,9 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
   source.fill(5);
   source(1, S - 1) = source(1, S - 2) = kPadId;  // row 1 has two padded keys
 
+  // No positions: what a step gives cross-attention once its cache holds the memory.
+  const Tensor3 none = Tensor3::from_shape({B, 0, 16});
+
   SECTION("self-attention: one new key/value row per step, no causal mask needed") {
     const Mask causal = subsequent_mask(B, L);
     const Tensor3 full = mha.forward(x, x, &causal);
@@ -101,7 +105,8 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
     CHECK(cache.empty());
     for (std::size_t t = 0; t < L; ++t) {
       const Tensor3 newest = at_position(x, t);
-      const Tensor3 out = cached_attention(mha, newest, &newest, cache, nullptr);
+      NoGrad no_grad;  // decoding is inference
+      const Tensor3 out = mha.forward(newest, newest, nullptr, &cache);
       CHECK(cache.length() == t + 1);
       CHECK(cache.keys.shape() == std::array<std::size_t, 4>{B, 4, t + 1, 4});
       CHECK(max_abs_diff(out, at_position(full, t)) < 1e-5);
@@ -120,31 +125,35 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
     const Mask full_mask = padding_mask(source, L), step_mask = padding_mask(source, 1);
     const Tensor3 full = mha.forward(x, memory, &full_mask);
     KeyValueCache cache;
+    NoGrad no_grad;
     for (std::size_t t = 0; t < L; ++t) {
       const Tensor3 out =
-          cached_attention(mha, at_position(x, t), t == 0 ? &memory : nullptr, cache, &step_mask);
+          mha.forward(at_position(x, t), t == 0 ? memory : none, &step_mask, &cache);
       CHECK(cache.length() == S);
       CHECK(max_abs_diff(out, at_position(full, t)) < 1e-5);
     }
   }
   SECTION("select_rows copies whole rows; bad input is reported") {
     KeyValueCache cache;
-    cache.select_rows({0, 0});  // an empty cache stays empty
+    select_rows(cache, {0, 0});  // an empty cache stays empty
     CHECK(cache.empty());
-    cached_attention(mha, at_position(x, 0), &memory, cache);
+    CHECK_THROWS_WITH(mha.forward(at_position(x, 0), memory, nullptr, &cache),
+                      Catch::Contains("a key/value cache is for decoding: use NoGrad"));
+    NoGrad no_grad;
+    mha.forward(at_position(x, 0), memory, nullptr, &cache);
     const Tensor4 keys = cache.keys;
-    cache.select_rows({1, 1, 0});
+    select_rows(cache, {1, 1, 0});
     REQUIRE(cache.keys.shape(0) == 3);
     const std::size_t row = keys.size() / B;
     CHECK(std::equal(keys.data() + row, keys.data() + 2 * row, cache.keys.data()));
     CHECK(std::equal(keys.data() + row, keys.data() + 2 * row, cache.keys.data() + row));
     CHECK(std::equal(keys.data(), keys.data() + row, cache.keys.data() + 2 * row));
-    CHECK_THROWS_WITH(cache.select_rows({3}), Catch::Contains("row 3 selected from a batch of 3"));
-    KeyValueCache empty;
-    CHECK_THROWS_WITH(cached_attention(mha, at_position(x, 0), nullptr, empty),
-                      Catch::Contains("step: the cache is empty and no new memory was given"));
+    CHECK_THROWS_WITH(select_rows(cache, {3}), Catch::Contains("row 3 selected from a batch of 3"));
+    KeyValueCache empty;  // and no new position: no key at all
+    CHECK_THROWS_WITH(mha.forward(at_position(x, 0), none, nullptr, &empty),
+                      Catch::Contains("key has shape [0, 0, 0, 0]"));
     Tensor3 wide = Tensor3::from_shape({B, 1, 8});
-    CHECK_THROWS_AS(cached_attention(mha, at_position(x, 0), &wide, empty), ShapeError);
+    CHECK_THROWS_AS(mha.forward(at_position(x, 0), wide, nullptr, &empty), ShapeError);
   }
 }
 
@@ -269,9 +278,9 @@ TEST_CASE("greedy decoding: every step gets the encoding of its own position (re
     const Mask self_mask = padding_mask(state.fed, 1);
     Tensor3 x = embedding.forward(last);
     table.add_to(x, position);
+    NoGrad no_grad;
     for (std::size_t i = 0; i < model.decoder.layers.size(); ++i)
-      x = cached_decoder_layer(model.decoder.layers[i], x, memory, &self_mask, &cross_mask,
-                               state.layers[i]);
+      x = model.decoder.layers[i].forward(x, memory, &self_mask, &cross_mask, &state.layers[i]);
     return model.generator.forward(x);
   };
 

@@ -85,8 +85,10 @@ MultiHeadAttention::MultiHeadAttention(std::size_t d_model, std::size_t n_heads,
 
 // [mha forward]
 Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& memory,
-                                    const Mask* mask) {
+                                    const Mask* mask, KeyValueCache* cache) {
   // query_input [B, Lq, d_model], memory [B, Lk, d_model], mask [B, Lq, Lk] -> [B, Lq, d_model]
+  // With a cache: memory [B, n, d_model] holds the new positions only, Lk = cached + n.
+  require(!cache || !grad_enabled(), kName, "a key/value cache is for decoding: use NoGrad");
   require_shape(kName, "query_input", query_input, {kAnyExtent, kAnyExtent, d_model_},
                 "(batch, len_q, d_model)");
   require_shape(kName, "memory", memory, {kAnyExtent, kAnyExtent, d_model_},
@@ -94,7 +96,8 @@ Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& m
   require(query_input.shape(0) == memory.shape(0), kName,
           "batch sizes differ: query_input " + shape_string(query_input.shape()) + ", memory " +
               shape_string(memory.shape()));
-  const std::size_t B = query_input.shape(0), Lq = query_input.shape(1), Lk = memory.shape(1);
+  const std::size_t B = query_input.shape(0), Lq = query_input.shape(1);
+  const std::size_t Lk = (cache ? cache->length() : 0) + memory.shape(1);
   if (mask) require_shape(kName, "mask", *mask, {B, Lq, Lk}, "(batch, len_q, len_k)");
 
   // One [d_model, d_model] product projects every head at once.
@@ -112,9 +115,18 @@ Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& m
   Tensor4 context;
   {
     trace::Scope scope("ScaledDotProductAttention, all heads at once");
-    // Moved in: the attention keeps the heads for backward (no copies).
-    context = attention_.forward(std::move(query_heads), std::move(key_heads),
-                                 std::move(value_heads), mask);
+    if (!cache) {
+      // Moved in: the attention keeps the heads for backward (no copies).
+      context = attention_.forward(std::move(query_heads), std::move(key_heads),
+                                   std::move(value_heads), mask);
+    } else {
+      // Decoding: the earlier positions' keys and values were projected at earlier steps; the
+      // new ones join them, and the queries read them all.
+      cache->append(key_heads, value_heads);
+      traced(cache->keys, "append keys to the cache", "K", "batch, heads, cached_len, d_k");
+      traced(cache->values, "append values to the cache", "V", "batch, heads, cached_len, d_v");
+      context = attention_.forward(query_heads, cache->keys, cache->values, mask);
+    }
   }
 
   Tensor3 joined = traced(concat_heads(context), "concat heads", "concat", kConcat);

@@ -22,16 +22,26 @@ Decoder::Decoder(const Config& c, Embedding& embedding, Rng& rng)
 
 // [decoder forward]
 Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Mask* self_mask,
-                         const Mask* cross_mask) {
+                         const Mask* cross_mask, std::vector<DecoderLayerCache>* cache) {
   trace::Scope scope("Decoder");
   if (grad_enabled()) tgt_in_ = tgt_in;  // for the embedding's gradient
+  // Decoding continues after the cached positions (layer 0 keeps one key per token fed): each
+  // new token gets the encoding of its own position, not of position 0 (reference 002's bug).
+  std::size_t first_position = 0;
+  if (cache) {
+    if (cache->empty()) cache->resize(layers.size());  // the first step
+    require(cache->size() == layers.size(), "Decoder",
+            "a cache of " + std::to_string(cache->size()) + " layers, the decoder has " +
+                std::to_string(layers.size()));
+    if (!layers.empty()) first_position = cache->front().self_attn.length();
+  }
   Tensor3 x = embedding_->forward(tgt_in);
-  positions_.add_to(x);
+  positions_.add_to(x, first_position);
   x = dropout_.forward(std::move(x));
   traced(x, "dropout(embedding + positions)", "x", "batch, tgt_len, d_model");
   for (std::size_t i = 0; i < layers.size(); ++i) {
     trace::Scope layer_scope("decoder layer " + std::to_string(i));
-    x = layers[i].forward(x, memory, self_mask, cross_mask);
+    x = layers[i].forward(x, memory, self_mask, cross_mask, cache ? &(*cache)[i] : nullptr);
   }
   return x;
 }

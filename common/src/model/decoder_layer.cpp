@@ -20,17 +20,27 @@ DecoderLayer::DecoderLayer(const Config& c, Rng& rng)
 
 // [decoder layer forward]
 Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
-                              const Mask* cross_mask) {
+                              const Mask* cross_mask, DecoderLayerCache* cache) {
   Tensor3 attended;
   {
     trace::Scope scope("masked self-attention");
-    attended = self_attn.forward(x, x, self_mask);
+    // Decoding: x's new positions join the cached ones as keys and values.
+    attended = self_attn.forward(x, x, self_mask, cache ? &cache->self_attn : nullptr);
   }
   Tensor3 h1 = norm1.forward(x, std::move(attended));
   Tensor3 crossed;
   {
     trace::Scope scope("cross-attention (queries: decoder, keys/values: encoder output)");
-    crossed = cross_attn.forward(h1, memory, cross_mask);
+    if (!cache) {
+      crossed = cross_attn.forward(h1, memory, cross_mask);
+    } else {
+      // Decoding: the encoder output does not change, so only the first step projects it; the
+      // later ones add no position to its cache.
+      const Tensor3 no_positions = Tensor3::from_shape({memory.shape(0), 0, memory.shape(2)});
+      const bool first_step = cache->cross_attn.empty();
+      crossed = cross_attn.forward(h1, first_step ? memory : no_positions, cross_mask,
+                                   &cache->cross_attn);
+    }
   }
   Tensor3 h2 = norm2.forward(h1, std::move(crossed));
   Tensor3 transformed;

@@ -4,11 +4,13 @@
 ///
 /// Step t feeds the token at position t (`<bos>` at 0) and returns the logits of position t + 1.
 /// Re-running the decoder on the whole prefix costs t + 1 positions per step; a *step* feeds the
-/// newest position only. Add & Norm and the feed-forward network work position by position, so
-/// only attention needs the past: every attention keeps the keys and values it has computed in a
-/// KeyValueCache (self-attention appends one position per step; cross-attention projects the
-/// encoder output once, at step 0). The result equals the whole-prefix decoder at its last
-/// position (the tests check it, to 1e-5).
+/// newest position only. It runs the decoder's own forward (Decoder::forward with a cache): Add
+/// & Norm and the feed-forward network work position by position, so only attention needs the
+/// past, and every attention keeps the keys and values it has computed in a KeyValueCache
+/// (self-attention appends one position per step; cross-attention projects the encoder output
+/// once, at step 0). The result equals the whole-prefix decoder at its last position (the tests
+/// check it, to 1e-5). This file holds the bookkeeping around it: the tokens fed, the masks,
+/// and the rows beam search keeps.
 ///
 /// Every function here is inference: it runs the layers' forward passes under NoGrad, so decoding
 /// never overwrites what the last training forward kept for backward.
@@ -18,36 +20,16 @@
 #include <vector>
 
 #include "tfm/core/tensor.hpp"
-#include "tfm/layers/multi_head_attention.hpp"
+#include "tfm/layers/key_value_cache.hpp"
 #include "tfm/model/decoder.hpp"
 #include "tfm/model/decoder_layer.hpp"
 #include "tfm/model/transformer.hpp"
 
 namespace tfm {
 
-/// The keys and values one attention has computed so far, kept per head so that
-/// ScaledDotProductAttention reads them as they are.
-struct KeyValueCache {
-  Tensor4 keys;    ///< `[B, H, L, d_k]`: W_K of every memory row seen so far, split into heads
-  Tensor4 values;  ///< `[B, H, L, d_v]`: W_V likewise
-
-  /// Number of cached positions, L (0 before the first step).
-  std::size_t length() const { return keys.shape(2); }
-  /// Nothing cached yet?
-  bool empty() const { return keys.size() == 0; }
-  /// keys `[B, H, n, d_k]`, values `[B, H, n, d_v]` of n new positions -> appended after the
-  /// cached ones: `[B, H, L + n, d_k]`. Throws ShapeError if the batch, heads or widths differ.
-  void append(const Tensor4& new_keys, const Tensor4& new_values);
-  /// Keeps row `rows[i]` of the batch as row i (beam search: each beam continues its parent's
-  /// keys and values). Any row may be taken several times; an empty cache stays empty.
-  void select_rows(const std::vector<std::size_t>& rows);
-};
-
-/// What one decoder layer remembers between steps.
-struct DecoderLayerCache {
-  KeyValueCache self_attn;   ///< every target position fed so far; one more per step
-  KeyValueCache cross_attn;  ///< the encoder output, projected once at the first step
-};
+/// Keeps row `rows[i]` of the batch as row i (beam search: each beam continues its parent's
+/// keys and values). Any row may be taken several times; an empty cache stays empty.
+void select_rows(KeyValueCache& cache, const std::vector<std::size_t>& rows);
 
 /// Everything the decoder stack remembers between steps.
 struct DecoderCache {
@@ -61,38 +43,13 @@ struct DecoderCache {
   void select_rows(const std::vector<std::size_t>& rows);
 };
 
-/// One step of multi-head attention: query_input `[B, 1, d_model]` (the newest position),
-/// new_memory `[B, n, d_model]` or nullptr, mask `[B, 1, L]` or nullptr -> `[B, 1, d_model]`.
-///
-/// Only new_memory is projected by W_K and W_V, and its keys and values are appended to `cache`
-/// (L = cached + n positions); the query then attends to everything in the cache. Self-attention
-/// passes the new position itself as new_memory; cross-attention passes the encoder output at
-/// the first step and nullptr after. (A query of several positions is allowed; the mask,
-/// `[B, Lq, L]`, must then say which cached positions each may see.)
-Tensor3 cached_attention(MultiHeadAttention& attention, const Tensor3& query_input,
-                         const Tensor3* new_memory, KeyValueCache& cache,
-                         const Mask* mask = nullptr);
-
-/// One step of a decoder layer: x `[B, 1, d]` (the newest position), memory `[B, S, d]` (read
-/// only while cache.cross_attn is empty, i.e. at the first step), self_mask `[B, 1, t + 1]` (which
-/// of the fed positions, this one included, may be seen), cross_mask `[B, 1, S]` -> `[B, 1, d]`.
-Tensor3 cached_decoder_layer(DecoderLayer& layer, const Tensor3& x, const Tensor3& memory,
-                             const Mask* self_mask, const Mask* cross_mask,
-                             DecoderLayerCache& cache);
-
-/// One step of the decoder stack (call set_training(false) first): last `[B, 1]` (the token fed
-/// at `position`, `<bos>` at 0), memory `[B, S, d]`, cross_mask `[B, 1, S]` -> hidden state of
-/// that position `[B, 1, d]`.
+/// One step of the whole model's decoder side (call set_training(false) first): src `[B, S]`
+/// (only its padding is read), memory `[B, S, d_model]`, last `[B, 1]` (the token at
+/// `position`, `<bos>` at 0) -> logits `[B, 1, tgt_vocab]` for the token at position + 1.
 ///
 /// The token gets the positional encoding of its TRUE position, `position` (reference 002 gave
 /// every new token position 0). `position` must equal cache.length(): step t feeds the token at
 /// position t.
-Tensor3 cached_decoder(Decoder& decoder, const TokenIds& last, std::size_t position,
-                       const Tensor3& memory, const Mask* cross_mask, DecoderCache& cache);
-
-/// One step of the whole model's decoder side: src `[B, S]` (only its padding is read), memory
-/// `[B, S, d_model]`, last `[B, 1]` (the token at `position`) -> logits `[B, 1, tgt_vocab]` for
-/// the token at position + 1.
 Tensor3 next_token_logits(Transformer& model, const TokenIds& src, const Tensor3& memory,
                           const TokenIds& last, std::size_t position, DecoderCache& cache);
 

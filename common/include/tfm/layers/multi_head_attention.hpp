@@ -16,6 +16,7 @@
 #include "tfm/core/random.hpp"
 #include "tfm/core/tensor.hpp"
 #include "tfm/layers/attention.hpp"
+#include "tfm/layers/key_value_cache.hpp"
 #include "tfm/layers/linear.hpp"
 #include "tfm/layers/mask.hpp"
 
@@ -45,7 +46,12 @@ class MultiHeadAttention {
   /// (1 = may attend) or nullptr -> `[B, Lq, d_model]`.
   /// Queries come from query_input, keys and values from memory. Throws ShapeError naming the
   /// shapes if the widths, the batch sizes or the mask do not fit.
-  Tensor3 forward(const Tensor3& query_input, const Tensor3& memory, const Mask* mask = nullptr);
+  ///
+  /// Decoding (chapter 11, inference only) passes the `cache` of the earlier steps: memory then
+  /// holds only the n new positions (n may be 0), their keys and values are appended to the
+  /// cache, and the queries attend to all of its Lk = cached + n positions.
+  Tensor3 forward(const Tensor3& query_input, const Tensor3& memory, const Mask* mask = nullptr,
+                  KeyValueCache* cache = nullptr);
 
   /// The gradients of the loss with respect to forward's two inputs.
   struct Grads {

@@ -23,8 +23,12 @@ class Decoder {
 
   /// tgt_in `[B, T]` (starts with `<bos>`), memory `[B, S, d]`, self_mask `[B, T, T]`,
   /// cross_mask `[B, T, S]` -> hidden states `[B, T, d]`.
+  ///
+  /// Decoding (chapter 11, inference only) passes `cache`, one per layer (empty before the first
+  /// step): tgt_in then holds only the T tokens after the t cached positions, they get the
+  /// positions t .. t + T - 1, and self_mask `[B, T, t + T]` covers every position fed so far.
   Tensor3 forward(const TokenIds& tgt_in, const Tensor3& memory, const Mask* self_mask,
-                  const Mask* cross_mask);
+                  const Mask* cross_mask, std::vector<DecoderLayerCache>* cache = nullptr);
   /// d_hidden `[B, T, d]` -> d_memory `[B, S, d]` (summed over the layers); accumulates the
   /// gradients of every layer and of the embedding table.
   Tensor3 backward(const Tensor3& d_hidden);

@@ -8,11 +8,18 @@
 #include "tfm/core/random.hpp"
 #include "tfm/layers/add_norm.hpp"
 #include "tfm/layers/feed_forward.hpp"
+#include "tfm/layers/key_value_cache.hpp"
 #include "tfm/layers/mask.hpp"
 #include "tfm/layers/multi_head_attention.hpp"
 #include "tfm/model/config.hpp"
 
 namespace tfm {
+
+/// What one decoder layer keeps between the steps of decoding (chapter 11).
+struct DecoderLayerCache {
+  KeyValueCache self_attn;   ///< every target position fed so far; one more per step
+  KeyValueCache cross_attn;  ///< the encoder output, projected once, at the first step
+};
 
 /// `x = Norm(x + SelfAttention(x, causal))`, `x = Norm(x + CrossAttention(x, memory))`,
 /// `x = Norm(x + FFN(x))`.
@@ -23,8 +30,13 @@ class DecoderLayer {
 
   /// x `[B, T, d]`, memory (the encoder's output) `[B, S, d]`, self_mask `[B, T, T]` (padding and
   /// subsequent), cross_mask `[B, T, S]` (padding of the source) -> `[B, T, d]`.
+  ///
+  /// Decoding (chapter 11, inference only) passes the layer's `cache`: x then holds only the T
+  /// new positions, and self_mask `[B, T, t]` covers all t positions fed so far (the new ones
+  /// included). memory is read at the first step only; later steps read its cached keys and
+  /// values.
   Tensor3 forward(const Tensor3& x, const Tensor3& memory, const Mask* self_mask,
-                  const Mask* cross_mask);
+                  const Mask* cross_mask, DecoderLayerCache* cache = nullptr);
 
   /// The gradients of the two inputs.
   struct Grads {
