@@ -270,16 +270,24 @@ JsonObject sgemm_row(int runs, int threads) {
     JsonObject per_shape;
   };
   std::vector<Library> libraries;
-  libraries.push_back({"sgemm", [](const Shape& s, const float* A, const float* W, float* C) {
+  libraries.push_back({"sgemm",
+                       [](const Shape& s, const float* A, const float* W, float* C) {
                          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.M), int(s.N),
                                      int(s.K), 1.0f, A, int(s.K), W, int(s.K), 0.0f, C, int(s.N));
-                       }, 0.0, 0.0, {}});
+                       },
+                       0.0,
+                       0.0,
+                       {}});
   libraries.push_back({"onednn_fp32", onednn_fp32_product, 0.0, 0.0, {}});
   if (tfm::cpu_has_bf16())
-    libraries.push_back({"bf16", [](const Shape& s, const float* A, const float* W, float* C) {
+    libraries.push_back({"bf16",
+                         [](const Shape& s, const float* A, const float* W, float* C) {
                            tfm::bf16_products({1, s.M, s.N, s.K, false, true, 1.0f, 0.0f, A, s.K, 0,
                                                W, s.K, 0, C, s.N, 0});
-                         }, 0.0, 0.0, {}});
+                         },
+                         0.0,
+                         0.0,
+                         {}});
   tfm::Rng rng(0);
   double cores_busy = 0.0;
   for (const Shape& s : shapes) {

@@ -82,7 +82,8 @@ RunOptions RunOptions::read(const CommandLine& cli) {
   }
   if (o.precision == Precision::kBf16 && !cpu_has_bf16())
     throw UsageError("--precision bf16: " + bf16_unavailable_reason());
-  set_product_precision(o.precision);  // here, so that no program can read the option and not use it
+  set_product_precision(
+      o.precision);  // here, so that no program can read the option and not use it
   if (cli.declares("--head")) {
     o.head = cli.count("--head");
     if (cli.given("--layer")) o.layer = cli.count("--layer");
