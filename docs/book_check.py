@@ -466,6 +466,12 @@ PAPER_CONSTANTS = {
     "1e-9": "Adam's epsilon in the paper, and the mask's -1e9",
     "2017": "the paper's year",
     "100": "per cent",
+    "32": "the bits of an fp32 float",
+    "23": "fp32's fraction bits",
+    "126": "fp32's (and bf16's) smallest normal number is 2^-126",
+    "3.4e38": "fp32's (and bf16's) largest number, about 3.4e38",
+    "65504": "fp16's largest number",
+    "14": "fp16's smallest normal number is 2^-14",
 }
 NAME_BEFORE = re.compile(r"(?:\b(?:[Ss]ections?|[Ee]quations?|[Ff]igures?|[Tt]ables?|[Rr]eferences?"
                          r"|Debian|PyTorch|OpenBLAS|Doxygen|MathJax|Python|[Cc]hapters?|[Ll]ines?)"

@@ -39,15 +39,23 @@ inline bool bf16_pays(std::size_t m, std::size_t n, std::size_t k) {
 /// op(B) `[k, n]` and C `[m, n]`. lda, ldb and ldc are the row strides as stored; A_i starts at
 /// `a + i * stride_a` (likewise B and C; a stride of 0 uses one operand for every product).
 struct BatchedProduct {
-  std::size_t batch, m, n, k;
-  bool transpose_a, transpose_b;  ///< op(A) is Aᵀ, op(B) is Bᵀ
-  float alpha, beta;              ///< beta is 0 (C may be new memory, never read) or 1
-  const float* a;
-  std::size_t lda, stride_a;
-  const float* b;
-  std::size_t ldb, stride_b;
-  float* c;
-  std::size_t ldc, stride_c;
+  std::size_t batch;     ///< how many products
+  std::size_t m;         ///< rows of op(A) and of C
+  std::size_t n;         ///< columns of op(B) and of C
+  std::size_t k;         ///< columns of op(A), rows of op(B): the length of each sum
+  bool transpose_a;      ///< op(A) is Aᵀ
+  bool transpose_b;      ///< op(B) is Bᵀ
+  float alpha;           ///< the factor of every product
+  float beta;            ///< 0 (C may be new memory, never read) or 1 (C += ...)
+  const float* a;        ///< the first A
+  std::size_t lda;       ///< A's row stride, as stored
+  std::size_t stride_a;  ///< from one A to the next (0: the same A for all)
+  const float* b;        ///< the first B
+  std::size_t ldb;       ///< B's row stride, as stored
+  std::size_t stride_b;  ///< from one B to the next (0: the same B for all)
+  float* c;              ///< the first C
+  std::size_t ldc;       ///< C's row stride
+  std::size_t stride_c;  ///< from one C to the next
 };
 
 /// Computes `p` with A and B rounded to bf16 (round_to_bf16) and C in fp32, on oneDNN's matmul,

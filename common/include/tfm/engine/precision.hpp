@@ -42,12 +42,14 @@ Precision product_precision();
 /// scope ends, even by an exception.
 class PrecisionScope {
  public:
+  /// Chooses `precision` until the scope ends.
   explicit PrecisionScope(Precision precision) : before_(product_precision()) {
     set_product_precision(precision);
   }
+  /// Chooses the format before the scope again.
   ~PrecisionScope() { set_product_precision(before_); }
-  PrecisionScope(const PrecisionScope&) = delete;
-  PrecisionScope& operator=(const PrecisionScope&) = delete;
+  PrecisionScope(const PrecisionScope&) = delete;             ///< one scope, one choice
+  PrecisionScope& operator=(const PrecisionScope&) = delete;  ///< one scope, one choice
 
  private:
   Precision before_;
