@@ -3,6 +3,7 @@
 // CPU has (AVX512-BF16's dot products, or AMX's tiles).
 #include "tfm/engine/bf16_products.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -36,17 +37,28 @@ float float_from_bf16(std::uint16_t bits) {
 }
 
 #if defined(__x86_64__)
-// Sixteen floats at a time with VCVTNEPS2BF16; the last partial block under a mask.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_to_bf16(
+namespace {
+// Sixteen floats at a time with VCVTNEPS2BF16; the last partial block under a mask. A function of
+// its own, called per chunk: the compiler may not carry a target attribute into OpenMP's region.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_chunk(
     const float* in, std::size_t count, std::uint16_t* out) {
-  const std::size_t blocks = (count + 15) / 16;
-#pragma omp parallel for schedule(static) if (count > (1 << 16))
-  for (std::size_t block = 0; block < blocks; ++block) {
-    const std::size_t i = block * 16, left = count - i;
+  for (std::size_t i = 0; i < count; i += 16) {
+    const std::size_t left = count - i;
     const __mmask16 lanes = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
     const __m512 x = _mm512_maskz_loadu_ps(lanes, in + i);
     const __m256i rounded = reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x));
     _mm256_mask_storeu_epi16(out + i, lanes, rounded);
+  }
+}
+}  // namespace
+
+void round_to_bf16(const float* in, std::size_t count, std::uint16_t* out) {
+  constexpr std::size_t kChunk = 1 << 14;  // 64 KiB of floats a call
+  const std::size_t chunks = (count + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (chunks > 4)
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t begin = c * kChunk;
+    round_chunk(in + begin, std::min(kChunk, count - begin), out + begin);
   }
 }
 #else
