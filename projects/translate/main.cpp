@@ -211,25 +211,26 @@ struct System {
 struct Scored {
   std::string part;  // "test" or the book
   std::vector<const ParallelVerse*> verses;
+  std::vector<std::string> references;  // the target text of each verse
   std::vector<System> systems;
 };
 
-std::vector<std::string> references_of(const Scored& part, const TranslationData& data) {
-  std::vector<std::string> references;
-  for (const ParallelVerse* v : part.verses) references.push_back(data.target_text(*v));
-  return references;
+// The first line of a table with a column per part: its title, then each part and its size.
+void write_table_header(std::ostream& out, const std::string& title,
+                        const std::vector<Scored>& parts) {
+  out << std::left << std::setw(34) << title;
+  for (const Scored& p : parts)
+    out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
+  out << "\n";
 }
 
 bool is_model(const System& s) {
   return s.name.rfind("model", 0) == 0;
 }
 
-std::string score_table(const std::vector<Scored>& parts, const TranslationData& data) {
+std::string score_table(const std::vector<Scored>& parts) {
   std::ostringstream out;
-  out << std::left << std::setw(34) << "BLEU / chrF";
-  for (const Scored& p : parts)
-    out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
-  out << "\n";
+  write_table_header(out, "BLEU / chrF", parts);
   for (std::size_t s = 0; s < parts.front().systems.size(); ++s) {
     out << std::setw(34) << parts.front().systems[s].name;
     for (const Scored& p : parts) {
@@ -238,11 +239,10 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
         out << std::setw(28) << "-";
         continue;
       }
-      const std::vector<std::string> references = references_of(p, data);
       char cell[64];
       std::snprintf(cell, sizeof cell, "%6.2f / %5.2f",
-                    corpus_bleu(system.outputs, references).bleu,
-                    corpus_chrf(system.outputs, references));
+                    corpus_bleu(system.outputs, p.references).bleu,
+                    corpus_chrf(system.outputs, p.references));
       out << std::setw(28) << cell;
     }
     out << "\n";
@@ -253,20 +253,18 @@ std::string score_table(const std::vector<Scored>& parts, const TranslationData&
         out << system.name << " (" << p.part << "): " << system.note << "\n";
       if (system.outputs.empty()) continue;
       if (is_model(system))
-        out << system.name << ", " << p.part << ", sacreBLEU's line: "
-            << corpus_bleu(system.outputs, references_of(p, data)).to_string() << "\n";
+        out << system.name << ", " << p.part
+            << ", sacreBLEU's line: " << corpus_bleu(system.outputs, p.references).to_string()
+            << "\n";
     }
   return out.str();
 }
 
 // How often each system writes the reference's names, and how much it repeats itself (the
 // reference's own repeats beside them: a list in a verse repeats too).
-std::string names_and_loops_table(const std::vector<Scored>& parts, const TranslationData& data) {
+std::string names_and_loops_table(const std::vector<Scored>& parts) {
   std::ostringstream out;
-  out << std::left << std::setw(34) << "names kept / 4-gram repeats, %";
-  for (const Scored& p : parts)
-    out << std::setw(28) << (p.part + " (" + std::to_string(p.verses.size()) + " verses)");
-  out << "\n";
+  write_table_header(out, "names kept / 4-gram repeats, %", parts);
   const auto cell = [](double names, double repeats) {
     char text[64];
     std::snprintf(text, sizeof text, "%6.2f / %5.2f", names, repeats);
@@ -277,23 +275,20 @@ std::string names_and_loops_table(const std::vector<Scored>& parts, const Transl
     for (const Scored& p : parts) {
       const System& system = p.systems[s];
       out << std::setw(28)
-          << (system.outputs.empty()
-                  ? std::string("-")
-                  : cell(names_kept(system.outputs, references_of(p, data)).percent(),
-                         repeated_ngrams(system.outputs).percent()));
+          << (system.outputs.empty() ? std::string("-")
+                                     : cell(names_kept(system.outputs, p.references).percent(),
+                                            repeated_ngrams(system.outputs).percent()));
     }
     out << "\n";
   }
   out << std::setw(34) << "the reference";
-  for (const Scored& p : parts) {
-    const std::vector<std::string> references = references_of(p, data);
+  for (const Scored& p : parts)
     out << std::setw(28)
-        << cell(names_kept(references, references).percent(),
-                repeated_ngrams(references).percent());
-  }
+        << cell(names_kept(p.references, p.references).percent(),
+                repeated_ngrams(p.references).percent());
   out << "\n";
   for (const Scored& p : parts) {
-    const NamesKept names = names_kept(references_of(p, data), references_of(p, data));
+    const NamesKept names = names_kept(p.references, p.references);
     out << p.part << ": " << names.names << " names in the references\n";
   }
   return out.str();
@@ -301,11 +296,10 @@ std::string names_and_loops_table(const std::vector<Scored>& parts, const Transl
 
 // Every system ranked by each measure, and the model (its last row: beam search) against the
 // best baseline by that measure, with the paired bootstrap's 95 % interval of the difference.
-std::string rankings(const std::vector<Scored>& parts, const TranslationData& data) {
+std::string rankings(const std::vector<Scored>& parts) {
   std::ostringstream out;
   char line[200];
   for (const Scored& p : parts) {
-    const std::vector<std::string> references = references_of(p, data);
     std::vector<const System*> ran;
     for (const System& s : p.systems)
       if (!s.outputs.empty()) ran.push_back(&s);
@@ -314,7 +308,7 @@ std::string rankings(const std::vector<Scored>& parts, const TranslationData& da
       if (is_model(*s)) model = s;
     for (const Measure m : {Measure::kBleu, Measure::kChrf}) {
       std::vector<std::pair<double, const System*>> ranked;
-      for (const System* s : ran) ranked.emplace_back(corpus_score(s->outputs, references, m), s);
+      for (const System* s : ran) ranked.emplace_back(corpus_score(s->outputs, p.references, m), s);
       std::stable_sort(ranked.begin(), ranked.end(),
                        [](const auto& a, const auto& b) { return a.first > b.first; });
       out << p.part << ", ranked by " << measure_name(m) << ":";
@@ -328,7 +322,7 @@ std::string rankings(const std::vector<Scored>& parts, const TranslationData& da
       for (const auto& [score, s] : ranked)
         if (!is_model(*s) && s->name != "copy the source" && !best) best = s;
       if (!model || !best) continue;
-      const PairedBootstrap b = paired_bootstrap(model->outputs, best->outputs, references, m);
+      const PairedBootstrap b = paired_bootstrap(model->outputs, best->outputs, p.references, m);
       std::snprintf(line, sizeof line,
                     "  %s - %s (the best baseline by %s): %+.2f, 95 %% interval [%+.2f, %+.2f]",
                     model->name.c_str(), best->name.c_str(), measure_name(m), b.a - b.b, b.low,
@@ -542,9 +536,13 @@ int main(int argc, char** argv) {
     for (const Part part : {Part::kTest, Part::kHeldOutBook}) {
       Scored s{part == Part::kTest ? "test" : kHeldOutBook,
                chosen_verses(data, part, part == Part::kTest ? o.test_verses : 0),
+               {},
                {}};
       std::vector<std::string> sources;
-      for (const ParallelVerse* v : s.verses) sources.push_back(data.source_text(*v));
+      for (const ParallelVerse* v : s.verses) {
+        sources.push_back(data.source_text(*v));
+        s.references.push_back(data.target_text(*v));
+      }
       std::vector<std::string> wbw;
       for (const std::string& text : sources) wbw.push_back(word_by_word.translate(text));
       const ApertiumRun apertium = run_apertium(sources, apertium_mode);
@@ -575,8 +573,7 @@ int main(int argc, char** argv) {
     std::ostringstream results;
     if (!trained.empty()) results << trained;
     if (spanish_source) results << "Apertium, modern spelling: " << modern.describe() << "\n";
-    results << score_table(scored, data) << rankings(scored, data)
-            << names_and_loops_table(scored, data);
+    results << score_table(scored) << rankings(scored) << names_and_loops_table(scored);
     if (o.show > 0) {
       results << "\nTest verses side by side:\n" << side_by_side(scored.front(), data, o.show);
       results << "\n"
