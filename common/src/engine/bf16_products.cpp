@@ -133,15 +133,6 @@ const Kernel& kernel_for(const BatchedProduct& p) {
 }  // namespace
 
 void bf16_products(const BatchedProduct& p) {
-  if (p.batch == 0 || p.m == 0 || p.n == 0) return;
-  if (p.k == 0) {  // an empty sum: C = beta C
-    for (std::size_t i = 0; i < p.batch; ++i)
-      for (std::size_t r = 0; r < p.m; ++r) {
-        float* row = p.c + i * p.stride_c + r * p.ldc;
-        for (std::size_t j = 0; j < p.n; ++j) row[j] = p.beta == 0.0f ? 0.0f : p.beta * row[j];
-      }
-    return;
-  }
   // The rounded operands live in buffers of this thread, kept from one product to the next.
   thread_local std::vector<std::uint16_t> a16, b16;
   const std::size_t a_rows = p.transpose_a ? p.k : p.m, a_cols = p.transpose_a ? p.m : p.k;

@@ -25,10 +25,10 @@ std::string summary(const TrainingHistory& h) {
     line << "; loss " << h.train_loss.front() << " -> " << h.train_loss.back();
   if (!h.held_out_loss.empty()) line << "; held-out loss " << h.held_out_loss.back();
   if (product_precision() == Precision::kBf16)
-    line << "; products in bf16 on oneDNN's " << bf16_kernels()
-         << ", the small ones in fp32 on OpenBLAS " << blas_kernels() << " kernels\n";
+    line << "; products in bf16 on oneDNN's " << bf16_kernels() << ", the small ones in fp32 on";
   else
-    line << "; OpenBLAS " << blas_kernels() << " kernels\n";
+    line << ";";
+  line << " OpenBLAS " << blas_kernels() << " kernels\n";
   return line.str();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 #include "tfm/core/trace.hpp"
@@ -75,15 +76,16 @@ RunOptions RunOptions::read(const CommandLine& cli) {
                      o.average[0] + ")");
   o.beam = cli.count("--beam", 1, 64);
   o.eval_every = cli.count("--eval-every");
+  // Chosen here, so that no program can read the option and not use it; bf16 on a CPU without
+  // it is refused by set_product_precision itself ("bf16: <why>").
   try {
     o.precision = precision_from_name(cli.value("--precision"));
+    set_product_precision(o.precision);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--precision: ") + e.what());
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("--precision ") + e.what());
   }
-  if (o.precision == Precision::kBf16 && !cpu_has_bf16())
-    throw UsageError("--precision bf16: " + bf16_unavailable_reason());
-  set_product_precision(
-      o.precision);  // here, so that no program can read the option and not use it
   if (cli.declares("--head")) {
     o.head = cli.count("--head");
     if (cli.given("--layer")) o.layer = cli.count("--layer");

@@ -59,7 +59,8 @@ struct BatchedProduct {
 };
 
 /// Computes `p` with A and B rounded to bf16 (round_to_bf16) and C in fp32, on oneDNN's matmul,
-/// which runs on the OpenMP threads. Needs tfm::cpu_has_bf16().
+/// which runs on the OpenMP threads. Needs tfm::cpu_has_bf16() and a product that is not empty
+/// (batch, m, n and k at least 1: matmul.cpp sends only those that bf16_pays).
 void bf16_products(const BatchedProduct& p);
 
 }  // namespace tfm
