@@ -196,105 +196,71 @@ std::string Config::describe_keys() {
   return out.str();
 }
 
+namespace {
+// A preset is the preset it starts from and the fields it changes, each written as `--set`
+// writes it, so that a preset reads as a table and `--set` can undo any of its choices.
+struct PresetSpec {
+  const char* name;
+  const char* based_on;  ///< "" for Config's defaults
+  std::vector<const char*> settings;
+};
+
+const std::vector<PresetSpec>& preset_specs() {
+  static const std::vector<PresetSpec> specs = {
+      // Config's defaults: small enough for gradient checks.
+      {"tiny", "", {}},
+      // Chapter 11's copy and translate tasks: few parameters and no dropout. Measured: with these,
+      // copy decodes all of 128 held-out sequences after 1000 steps (seeds 1-3).
+      {"toy",
+       "",
+       {"d_model=32", "n_heads=4", "d_ff=64", "dropout=0", "batch_size=32", "learning_rate=1e-2",
+        "warmup_steps=50", "scaled_embedding_init=1"}},
+      // Reference 000: the paper's base model, one embedding shared by source and target.
+      {"csdn",
+       "",
+       {"src_vocab_size=10000", "tgt_vocab_size=10000", "d_model=512", "n_heads=8",
+        "n_encoder_layers=6", "n_decoder_layers=6", "d_ff=2048", "dropout=0.1", "attention_bias=1",
+        "linear_bias=1", "shared_embedding=1", "max_len=5000", "src_len=10", "tgt_len=20",
+        "batch_size=32"}},
+      // Reference 001 (wmathor/nlp-tutorial): bias-free linears, toy German -> English vocabularies.
+      {"nlp-tutorial",
+       "",
+       {"src_vocab_size=6", "tgt_vocab_size=9", "d_model=512", "n_heads=8", "n_encoder_layers=6",
+        "n_decoder_layers=6", "d_ff=2048", "dropout=0", "attention_bias=0", "linear_bias=0",
+        "shared_embedding=0", "max_len=5000", "src_len=5", "tgt_len=6", "batch_size=2"}},
+      // Reference 002: vowel restoration, 29 symbols (<bos>, '*', space, 26 letters).
+      {"vowels",
+       "",
+       {"src_vocab_size=29", "tgt_vocab_size=29", "d_model=256", "n_heads=8", "n_encoder_layers=3",
+        "n_decoder_layers=3", "d_ff=1024", "dropout=0.1", "attention_bias=0", "linear_bias=1",
+        "shared_embedding=0", "max_len=1000", "src_len=40", "tgt_len=40", "batch_size=128",
+        "learning_rate=1e-3"}},
+      // Reference 002's task at a size that learns in minutes on two cores (chosen by measurement;
+      // the lab's page gives the figures): the model of chapter 11's longer recipe and of the
+      // pronunciation project. Embeddings start small so the positional signal is not drowned, and
+      // the rate warms up. No dropout: it only slows a short run down (measured: 0.751 held-out
+      // vowel accuracy after 1,600 steps with 0.1, 0.782 without); the longer runs add it.
+      {"vowels-small",
+       "vowels",
+       {"src_vocab_size=32", "tgt_vocab_size=32", "d_model=128", "n_heads=4", "n_encoder_layers=2",
+        "n_decoder_layers=2", "d_ff=512", "max_len=64", "batch_size=64", "learning_rate=4e-3",
+        "warmup_steps=200", "dropout=0", "scaled_embedding_init=1"}},
+      // Chapter 11's default: vowels-small at half its width. A short run on a CPU is limited by
+      // arithmetic, and this model makes 2.4 times the steps in the same time (measured: 0.834 of
+      // the held-out vowels in 5,300 steps against vowels-small's 0.805 in 2,250, five minutes
+      // each).
+      {"vowels-tiny", "vowels-small", {"d_model=64", "d_ff=256"}},
+  };
+  return specs;
+}
+}  // namespace
+
 Config preset(const std::string& name) {
-  Config c;  // the defaults are the `tiny` preset, small enough for gradient checks
-  c.preset = name;
-  if (name == "tiny") return c;
-  if (name == "csdn") {
-    // Reference 000: the paper's base model, one embedding shared by source and target.
-    c.src_vocab_size = c.tgt_vocab_size = 10000;
-    c.d_model = 512;
-    c.n_heads = 8;
-    c.n_encoder_layers = c.n_decoder_layers = 6;
-    c.d_ff = 2048;
-    c.dropout = 0.1f;
-    c.attention_bias = true;
-    c.linear_bias = true;
-    c.shared_embedding = true;
-    c.max_len = 5000;
-    c.src_len = 10;
-    c.tgt_len = 20;
-    c.batch_size = 32;
-    return c;
-  }
-  if (name == "nlp-tutorial") {
-    // Reference 001 (wmathor/nlp-tutorial): bias-free linears, toy German -> English vocabularies.
-    c.src_vocab_size = 6;
-    c.tgt_vocab_size = 9;
-    c.d_model = 512;
-    c.n_heads = 8;
-    c.n_encoder_layers = c.n_decoder_layers = 6;
-    c.d_ff = 2048;
-    c.dropout = 0.0f;
-    c.attention_bias = false;
-    c.linear_bias = false;
-    c.shared_embedding = false;
-    c.max_len = 5000;
-    c.src_len = 5;
-    c.tgt_len = 6;
-    c.batch_size = 2;
-    return c;
-  }
-  if (name == "vowels") {
-    // Reference 002: vowel restoration, 29 symbols (<bos>, '*', space, 26 letters).
-    c.src_vocab_size = c.tgt_vocab_size = 29;
-    c.d_model = 256;
-    c.n_heads = 8;
-    c.n_encoder_layers = c.n_decoder_layers = 3;
-    c.d_ff = 1024;
-    c.dropout = 0.1f;
-    c.attention_bias = false;
-    c.linear_bias = true;
-    c.shared_embedding = false;
-    c.max_len = 1000;
-    c.src_len = 40;
-    c.tgt_len = 40;
-    c.batch_size = 128;
-    c.learning_rate = 1e-3f;
-    return c;
-  }
-  if (name == "toy") {
-    // Chapter 11's copy and translate tasks: few parameters and no dropout. Measured: with these,
-    // copy decodes all of 128 held-out sequences after 1000 steps (seeds 1-3).
-    c.d_model = 32;
-    c.n_heads = 4;
-    c.d_ff = 64;
-    c.dropout = 0.0f;
-    c.batch_size = 32;
-    c.learning_rate = 1e-2f;
-    c.warmup_steps = 50;
-    c.scaled_embedding_init = true;
-    return c;
-  }
-  if (name == "vowels-small") {
-    // Reference 002's task at a size that learns in minutes on two cores (chosen by measurement;
-    // the lab's page gives the figures): the model of chapter 11's longer recipe and of the
-    // pronunciation project. Embeddings start small so the positional signal is not drowned, and
-    // the rate warms up. No dropout: it only slows a short run down (measured: 0.751 held-out vowel
-    // accuracy after 1,600 steps with 0.1, 0.782 without); the longer runs add it.
-    c = preset("vowels");
+  for (const PresetSpec& spec : preset_specs()) {
+    if (name != spec.name) continue;
+    Config c = *spec.based_on ? preset(spec.based_on) : Config{};
+    for (const char* setting : spec.settings) c.set(setting);
     c.preset = name;
-    c.src_vocab_size = c.tgt_vocab_size = 32;
-    c.d_model = 128;
-    c.n_heads = 4;
-    c.n_encoder_layers = c.n_decoder_layers = 2;
-    c.d_ff = 512;
-    c.max_len = 64;
-    c.batch_size = 64;
-    c.learning_rate = 4e-3f;
-    c.warmup_steps = 200;
-    c.dropout = 0.0f;
-    c.scaled_embedding_init = true;
-    return c;
-  }
-  if (name == "vowels-tiny") {
-    // Chapter 11's default: vowels-small at half its width. A short run on a CPU is limited by
-    // arithmetic, and this model makes 2.4 times the steps in the same time (measured: 0.834 of
-    // the held-out vowels in 5,300 steps against vowels-small's 0.805 in 2,250, five minutes each).
-    c = preset("vowels-small");
-    c.preset = name;
-    c.d_model = 64;
-    c.d_ff = 256;
     return c;
   }
   std::string known;
@@ -303,7 +269,9 @@ Config preset(const std::string& name) {
 }
 
 std::vector<std::string> preset_names() {
-  return {"tiny", "toy", "csdn", "nlp-tutorial", "vowels", "vowels-small", "vowels-tiny"};
+  std::vector<std::string> names;
+  for (const PresetSpec& spec : preset_specs()) names.emplace_back(spec.name);
+  return names;
 }
 
 namespace {
