@@ -1,5 +1,5 @@
 // The C++ half of `./tutorial bench`: times the library on the work that bench/reference.py gives
-// PyTorch, and prints ONE line of JSON per run for bench/run to put in its table.
+// PyTorch, and prints ONE line of JSON per run for bench/measure to put in its table.
 //
 //   bench_transformer --row sgemm                     cblas_sgemm on the `vowels` model's shapes
 //   bench_transformer --row train --steps 3           training steps at the `vowels` preset
@@ -10,7 +10,7 @@
 //                                   [--uncached]      ... re-running the decoder on the prefix
 //
 // Each run is a fresh process, so its peak resident memory belongs to that row alone. The thread
-// counts come from the environment (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, set by bench/run); the
+// counts come from the environment (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, set by bench/measure); the
 // JSON reports the ones really in use, and how many cores were busy (CPU time / wall time).
 // Timings only: the tests check that the code is right, never how fast it is.
 #include <cblas.h>  // the sgemm rate and OpenBLAS's own thread count; no xtensor-blas in this file

@@ -8,7 +8,7 @@
 
 `--config` is the `config` object bench_transformer printed for the same row (the C++ presets are
 the one source of the sizes); the model is tools/reference_transformer.py, whose parameters have
-the C++ names. Prints one line of JSON, like bench_transformer. Run by bench/run, which sets
+the C++ names. Prints one line of JSON, like bench_transformer. Run by bench/measure, which sets
 OPENBLAS_NUM_THREADS and OMP_NUM_THREADS (Debian's torch does not pass torch.set_num_threads on
 to OpenBLAS) and OMP_WAIT_POLICY; this script calls torch.set_num_threads and reports the thread
 counts both pools really have. Random ids stand in for text: the work depends on the shapes only.

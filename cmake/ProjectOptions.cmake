@@ -20,12 +20,12 @@ if(TFM_SANITIZE)
   target_link_options(tfm_options INTERFACE -fsanitize=address,undefined)
 endif()
 
-# The fuzz build (fuzz/run): libFuzzer needs every function instrumented for coverage, and the
+# The fuzz build (fuzz/fuzz_each): libFuzzer needs every function instrumented for coverage, and the
 # sanitizers turn a silent out-of-bounds read or an undefined operation into a crash it reports.
 if(TFM_BUILD_FUZZERS)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "TFM_BUILD_FUZZERS needs Clang's libFuzzer: configure with "
-                        "-DCMAKE_CXX_COMPILER=clang++ (fuzz/run does), not ${CMAKE_CXX_COMPILER_ID}")
+                        "-DCMAKE_CXX_COMPILER=clang++ (fuzz/fuzz_each does), not ${CMAKE_CXX_COMPILER_ID}")
   endif()
   # (-Wno-pass-failed: under the sanitizers Clang cannot vectorise the `omp simd` loops and
   # says so once per loop; that costs the fuzz build speed, not correctness.)
