@@ -7,15 +7,15 @@
 // per row (dA[i, j] / dS[i, k] = A[i, j] * ([j == k] - A[i, k])), then the two products.
 //
 // Shapes: query [B, H, Lq, d_k], key [B, H, Lk, d_k], value [B, H, Lk, d_v],
-// weights A [B, H, Lq, Lk], d_context [B, H, Lq, d_v]
-// -> d_query [B, H, Lq, d_k], d_key [B, H, Lk, d_k], d_value [B, H, Lk, d_v].
+// weights A [B, H, Lq, Lk], grad_context [B, H, Lq, d_v]
+// -> grad_query [B, H, Lq, d_k], grad_key [B, H, Lk, d_k], grad_value [B, H, Lk, d_v].
 #include "exercise/tensor.hpp"
 
 namespace ex {
 
 void attention_backward(const Tensor& query, const Tensor& key, const Tensor& value,
-                        const Tensor& weights, const Tensor& d_context, Tensor& d_query,
-                        Tensor& d_key, Tensor& d_value) {
+                        const Tensor& weights, const Tensor& grad_context, Tensor& grad_query,
+                        Tensor& grad_key, Tensor& grad_value) {
 }
 
 }  // namespace ex

@@ -5,12 +5,12 @@
 // Its Jacobian:              dy[r, j] / dx[r, i] = y[r, j] * ([i == j] - y[r, i])
 // Return dL/dx from y and dL/dy (the chain rule through that Jacobian).
 //
-// Shapes: y [rows, cols], d_y [rows, cols] -> d_x [rows, cols].
+// Shapes: y [rows, cols], grad_y [rows, cols] -> grad_x [rows, cols].
 #include "exercise/tensor.hpp"
 
 namespace ex {
 
-Tensor softmax_backward(const Tensor& y, const Tensor& d_y) {
+Tensor softmax_backward(const Tensor& y, const Tensor& grad_y) {
   return {};
 }
 

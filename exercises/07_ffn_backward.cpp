@@ -4,12 +4,12 @@
 //   hidden = max(0, x W1ᵀ + b1)   [N, d_ff]     (ReLU)
 //   y      = hidden W2ᵀ + b2      [N, d_model]
 // Weights as nn.Linear stores them: W1 [d_ff, d_model], W2 [d_model, d_ff].
-// Backward: from d_y, the gradients of x and of the four parameters. The ReLU passes a
+// Backward: from grad_y, the gradients of x and of the four parameters. The ReLU passes a
 // gradient only where its input was positive.
 //
 // Shapes: x [N, d_model] (every position of the batch: B * L rows), b1 [d_ff], b2 [d_model],
-// d_y [N, d_model] -> d_x [N, d_model], d_w1 [d_ff, d_model], d_b1 [d_ff],
-// d_w2 [d_model, d_ff], d_b2 [d_model].
+// grad_y [N, d_model] -> grad_x [N, d_model], grad_w1 [d_ff, d_model], grad_b1 [d_ff],
+// grad_w2 [d_model, d_ff], grad_b2 [d_model].
 #include "exercise/tensor.hpp"
 
 namespace ex {
@@ -20,8 +20,8 @@ Tensor ffn_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Te
 }
 
 void ffn_backward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
-                  const Tensor& d_y, Tensor& d_x, Tensor& d_w1, Tensor& d_b1, Tensor& d_w2,
-                  Tensor& d_b2) {
+                  const Tensor& grad_y, Tensor& grad_x, Tensor& grad_w1, Tensor& grad_b1, Tensor& grad_w2,
+                  Tensor& grad_b2) {
 }
 
 }  // namespace ex

@@ -7,15 +7,15 @@
 //   loss_n = -sum_j q_j log p_j
 // The loss is the mean of loss_n over the rows whose target is not ignore_id (padding); such
 // rows count neither in the sum nor in the mean's denominator. No counted row: loss 0.
-// Gradient: d_logits = dloss/dlogits.
+// Gradient: grad_logits = dloss/dlogits.
 //
-// Shapes: logits [N, V], targets [N] -> loss (a number); d_logits [N, V].
+// Shapes: logits [N, V], targets [N] -> loss (a number); grad_logits [N, V].
 #include "exercise/tensor.hpp"
 
 namespace ex {
 
 float cross_entropy(const Tensor& logits, const Ids& targets, std::int32_t ignore_id,
-                    float smoothing, Tensor& d_logits) {
+                    float smoothing, Tensor& grad_logits) {
   return 0.0f;
 }
 

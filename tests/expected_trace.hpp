@@ -33,21 +33,21 @@ inline std::string dims(std::initializer_list<std::size_t> extents) {
 /// Multi-head attention's forward: query input `[B, Lq, d]`, memory `[B, Lk, d]`, h heads.
 inline void mha_forward(ExpectedTrace& t, int depth, std::size_t B, std::size_t Lq, std::size_t Lk,
                         std::size_t d, std::size_t h, bool masked) {
-  const std::size_t dk = d / h;
+  const std::size_t grad_k = d / h;
   const std::string mha = "[MultiHeadAttention] ", sdpa = "[ScaledDotProductAttention] ";
   t.push_back({depth, mha + "project queries", "Q -> " + dims({B, Lq, d})});
   t.push_back({depth, mha + "project keys", "K -> " + dims({B, Lk, d})});
   t.push_back({depth, mha + "project values", "V -> " + dims({B, Lk, d})});
-  t.push_back({depth, mha + "split heads", "Q -> " + dims({B, h, Lq, dk})});
-  t.push_back({depth, mha + "split heads", "K -> " + dims({B, h, Lk, dk})});
-  t.push_back({depth, mha + "split heads", "V -> " + dims({B, h, Lk, dk})});
+  t.push_back({depth, mha + "split heads", "Q -> " + dims({B, h, Lq, grad_k})});
+  t.push_back({depth, mha + "split heads", "K -> " + dims({B, h, Lk, grad_k})});
+  t.push_back({depth, mha + "split heads", "V -> " + dims({B, h, Lk, grad_k})});
   t.push_back({depth, "ScaledDotProductAttention, all heads at once", ""});
   const std::string scores = dims({B, h, Lq, Lk});
   t.push_back({depth + 1, sdpa + "scores", "S = Q K^T -> " + scores});
   t.push_back({depth + 1, sdpa + "scale", "S = S / sqrt(d_k) -> " + scores});
   if (masked) t.push_back({depth + 1, sdpa + "mask", "S[blocked] = -1e9 -> " + scores});
   t.push_back({depth + 1, sdpa + "softmax", "A = softmax(S) -> " + scores});
-  t.push_back({depth + 1, sdpa + "weighted sum", "C = A V -> " + dims({B, h, Lq, dk})});
+  t.push_back({depth + 1, sdpa + "weighted sum", "C = A V -> " + dims({B, h, Lq, grad_k})});
   t.push_back({depth, mha + "concat heads", "concat -> " + dims({B, Lq, d})});
   t.push_back({depth, mha + "output projection", "output -> " + dims({B, Lq, d})});
 }
@@ -146,41 +146,41 @@ inline ExpectedTrace transformer_forward(const Config& c, std::size_t B, std::si
 /// `[B, Lk, d]`.
 inline void mha_backward(ExpectedTrace& t, int depth, std::size_t B, std::size_t Lq, std::size_t Lk,
                          std::size_t d, std::size_t h) {
-  const std::size_t dk = d / h;
+  const std::size_t grad_k = d / h;
   const std::string mha = "[MultiHeadAttention] ", sdpa = "[ScaledDotProductAttention] backward";
-  t.push_back({depth, mha + "backward W_O", "d_concat -> " + dims({B, Lq, d})});
-  t.push_back({depth, mha + "backward concat", "d_context -> " + dims({B, h, Lq, dk})});
+  t.push_back({depth, mha + "backward W_O", "grad_concat -> " + dims({B, Lq, d})});
+  t.push_back({depth, mha + "backward concat", "grad_context -> " + dims({B, h, Lq, grad_k})});
   t.push_back({depth, "ScaledDotProductAttention backward", ""});
-  t.push_back({depth + 1, sdpa, "dV = A^T dC -> " + dims({B, h, Lk, dk})});
+  t.push_back({depth + 1, sdpa, "dV = A^T dC -> " + dims({B, h, Lk, grad_k})});
   t.push_back({depth + 1, sdpa, "dA = dC V^T -> " + dims({B, h, Lq, Lk})});
   t.push_back({depth + 1, sdpa, "dS = softmax'(dA) -> " + dims({B, h, Lq, Lk})});
-  t.push_back({depth + 1, sdpa, "dQ = dS K / sqrt(d_k) -> " + dims({B, h, Lq, dk})});
-  t.push_back({depth + 1, sdpa, "dK = dS^T Q / sqrt(d_k) -> " + dims({B, h, Lk, dk})});
+  t.push_back({depth + 1, sdpa, "dQ = dS K / sqrt(d_k) -> " + dims({B, h, Lq, grad_k})});
+  t.push_back({depth + 1, sdpa, "dK = dS^T Q / sqrt(d_k) -> " + dims({B, h, Lk, grad_k})});
   t.push_back({depth, mha + "backward split", "dQ -> " + dims({B, Lq, d})});
   t.push_back({depth, mha + "backward split", "dK -> " + dims({B, Lk, d})});
   t.push_back({depth, mha + "backward split", "dV -> " + dims({B, Lk, d})});
-  t.push_back({depth, mha + "backward W_Q", "d_query_input -> " + dims({B, Lq, d})});
-  t.push_back({depth, mha + "backward W_K, W_V", "d_memory -> " + dims({B, Lk, d})});
+  t.push_back({depth, mha + "backward W_Q", "grad_query_input -> " + dims({B, Lq, d})});
+  t.push_back({depth, mha + "backward W_K, W_V", "grad_memory -> " + dims({B, Lk, d})});
 }
 
 /// Add & Norm's backward on `[B, L, d]`: LayerNorm's, then the sum's two paths.
 inline void add_norm_backward(ExpectedTrace& t, int depth, std::size_t B, std::size_t L,
                               std::size_t d) {
   const std::string shape = dims({B, L, d});
-  t.push_back({depth, "[LayerNorm] backward normalise (d_weight, d_bias summed over rows)",
-               "dx -> " + shape});
-  t.push_back(
-      {depth, "[AddNorm] backward x + ...: to the residual, unchanged", "d_residual -> " + shape});
-  t.push_back({depth, "[AddNorm] backward dropout: to the sub-layer", "d_sublayer -> " + shape});
+  t.push_back({depth, "[LayerNorm] backward normalise (grad_weight, grad_bias summed over rows)",
+               "grad_x -> " + shape});
+  t.push_back({depth, "[AddNorm] backward x + ...: to the residual, unchanged",
+               "grad_residual -> " + shape});
+  t.push_back({depth, "[AddNorm] backward dropout: to the sub-layer", "grad_sublayer -> " + shape});
 }
 
 /// The feed-forward network's backward on `[B, L, d]`.
 inline void ffn_backward(ExpectedTrace& t, int depth, std::size_t B, std::size_t L, std::size_t d,
                          std::size_t d_ff) {
-  t.push_back({depth, "[FeedForward] backward linear2", "dh -> " + dims({B, L, d_ff})});
-  t.push_back({depth, "[FeedForward] backward dropout", "dh -> " + dims({B, L, d_ff})});
-  t.push_back({depth, "[FeedForward] backward relu", "dh -> " + dims({B, L, d_ff})});
-  t.push_back({depth, "[FeedForward] backward linear1", "dx -> " + dims({B, L, d})});
+  t.push_back({depth, "[FeedForward] backward linear2", "grad_h -> " + dims({B, L, d_ff})});
+  t.push_back({depth, "[FeedForward] backward dropout", "grad_h -> " + dims({B, L, d_ff})});
+  t.push_back({depth, "[FeedForward] backward relu", "grad_h -> " + dims({B, L, d_ff})});
+  t.push_back({depth, "[FeedForward] backward linear1", "grad_x -> " + dims({B, L, d})});
 }
 
 /// The last sub-layer of a layer, backward on `[B, L, d]`: its Add & Norm, the feed-forward
@@ -200,53 +200,55 @@ inline void feed_forward_sublayer_backward(ExpectedTrace& t, int depth, const Co
 inline void encoder_layer_backward(ExpectedTrace& t, int depth, const Config& c, std::size_t B,
                                    std::size_t S) {
   const std::string shape = dims({B, S, c.d_model});
-  feed_forward_sublayer_backward(t, depth, c, "EncoderLayer", "d_h", B, S);
+  feed_forward_sublayer_backward(t, depth, c, "EncoderLayer", "grad_h", B, S);
   add_norm_backward(t, depth, B, S, c.d_model);
   t.push_back({depth, "self-attention backward", ""});
   mha_backward(t, depth + 1, B, S, S, c.d_model, c.n_heads);
-  t.push_back({depth, "[EncoderLayer] residual + query, key, value paths add", "d_x -> " + shape});
+  t.push_back(
+      {depth, "[EncoderLayer] residual + query, key, value paths add", "grad_x -> " + shape});
 }
 
 /// One decoder layer's backward: x `[B, T, d]`, memory `[B, S, d]`.
 inline void decoder_layer_backward(ExpectedTrace& t, int depth, const Config& c, std::size_t B,
                                    std::size_t T, std::size_t S) {
   const std::string shape = dims({B, T, c.d_model});
-  feed_forward_sublayer_backward(t, depth, c, "DecoderLayer", "d_h2", B, T);
+  feed_forward_sublayer_backward(t, depth, c, "DecoderLayer", "grad_h2", B, T);
   add_norm_backward(t, depth, B, T, c.d_model);
   t.push_back({depth, "cross-attention backward", ""});
   mha_backward(t, depth + 1, B, T, S, c.d_model, c.n_heads);
   t.push_back(
-      {depth, "[DecoderLayer] residual + cross-attention query paths add", "d_h1 -> " + shape});
+      {depth, "[DecoderLayer] residual + cross-attention query paths add", "grad_h1 -> " + shape});
   add_norm_backward(t, depth, B, T, c.d_model);
   t.push_back({depth, "masked self-attention backward", ""});
   mha_backward(t, depth + 1, B, T, T, c.d_model, c.n_heads);
-  t.push_back({depth, "[DecoderLayer] residual + query, key, value paths add", "d_x -> " + shape});
+  t.push_back(
+      {depth, "[DecoderLayer] residual + query, key, value paths add", "grad_x -> " + shape});
 }
 
 /// The end of a stack's backward on `[B, L, d]`: dropout, the positions, the embedding's scatter.
 inline void stack_input_backward(ExpectedTrace& t, int depth, const std::string& stack,
                                  std::size_t B, std::size_t L, std::size_t d, std::size_t vocab) {
-  t.push_back({depth, "[" + stack + "] backward dropout", "d_x -> " + dims({B, L, d})});
+  t.push_back({depth, "[" + stack + "] backward dropout", "grad_x -> " + dims({B, L, d})});
   t.push_back({depth, "[PositionalEncoding] backward: no parameters, the gradient passes unchanged",
-               "dx -> " + dims({B, L, d})});
-  t.push_back({depth, "[Embedding] backward: scatter-add dx * sqrt(d_model) into the ids' rows",
-               "d_weight -> " + dims({vocab, d})});
+               "grad_x -> " + dims({B, L, d})});
+  t.push_back({depth, "[Embedding] backward: scatter-add grad_x * sqrt(d_model) into the ids' rows",
+               "grad_weight -> " + dims({vocab, d})});
 }
 
-/// The whole model's backward from d_logits `[B, T, tgt_vocab]` (src `[B, S]`).
+/// The whole model's backward from grad_logits `[B, T, tgt_vocab]` (src `[B, S]`).
 inline ExpectedTrace transformer_backward(const Config& c, std::size_t B, std::size_t S,
                                           std::size_t T) {
   ExpectedTrace t;
   const std::size_t d = c.d_model;
   t.push_back({0, "Transformer backward", ""});
-  t.push_back({1, "[Transformer] backward generator (W, b)", "d_hidden -> " + dims({B, T, d})});
+  t.push_back({1, "[Transformer] backward generator (W, b)", "grad_hidden -> " + dims({B, T, d})});
   t.push_back({1, "Decoder backward", ""});
   for (std::size_t i = c.n_decoder_layers; i-- > 0;) {
     t.push_back({2, "decoder layer " + std::to_string(i) + " backward", ""});
     decoder_layer_backward(t, 3, c, B, T, S);
   }
   t.push_back({2, "[Decoder] encoder output's gradient, summed over the layers",
-               "d_memory -> " + dims({B, S, d})});
+               "grad_memory -> " + dims({B, S, d})});
   const std::size_t tgt_table = c.shared_embedding ? c.src_vocab_size : c.tgt_vocab_size;
   stack_input_backward(t, 2, "Decoder", B, T, d, tgt_table);
   t.push_back({1, "Encoder backward", ""});

@@ -60,14 +60,14 @@ TEST_CASE(
   AddNorm add_norm(d, 0.5f, 11);
   randomise_norm(add_norm, rng);
   const Tensor3 x = random_normal({2, 4, d}, rng), s = random_normal({2, 4, d}, rng);
-  const Tensor3 dy = random_normal({2, 4, d}, rng);
+  const Tensor3 grad_y = random_normal({2, 4, d}, rng);
   add_norm.forward(x, s);
-  const AddNorm::Grads grads = add_norm.backward(dy);
+  const AddNorm::Grads grads = add_norm.backward(grad_y);
   REQUIRE(grads.residual.shape() == x.shape());
   REQUIRE(grads.sublayer_output.shape() == s.shape());
 
   std::size_t dropped = 0, kept = 0, other = 0;
-  for (std::size_t i = 0; i < dy.size(); ++i) {
+  for (std::size_t i = 0; i < grad_y.size(); ++i) {
     const float r = grads.residual.data()[i], g = grads.sublayer_output.data()[i];
     if (g == 0.0f)
       ++dropped;

@@ -29,14 +29,15 @@ TEST_CASE("attention: forward and backward match PyTorch", "[attention][parity]"
 
     ScaledDotProductAttention attention;
     const Tensor4 context = attention.forward(q, k, v, masked ? &mask : nullptr);
-    const auto grads = attention.backward(testing::load_fixture<4>(prefix + "d_context"));
+    const auto grads = attention.backward(testing::load_fixture<4>(prefix + "grad_context"));
 
     struct Row {
       const char* tensor;
       const Tensor4& ours;
     };
-    for (const Row& row : {Row{"context", context}, Row{"weights", attention.weights()},
-                           Row{"dq", grads.query}, Row{"dk", grads.key}, Row{"dv", grads.value}}) {
+    for (const Row& row :
+         {Row{"context", context}, Row{"weights", attention.weights()}, Row{"grad_q", grads.query},
+          Row{"grad_k", grads.key}, Row{"grad_v", grads.value}}) {
       const double err =
           testing::max_relative_error(row.ours, testing::load_fixture<4>(prefix + row.tensor));
       INFO(name << " " << row.tensor << ": max relative error " << err);
@@ -130,7 +131,7 @@ TEST_CASE("attention: shape errors name the shapes", "[attention]") {
                     "(batch, len_q, len_k)");
   attention.forward(q, k, v);
   CHECK_THROWS_WITH(attention.backward(random_normal<4>({2, 3, 4, 8}, rng)),
-                    Catch::Contains("d_context has shape [2, 3, 4, 8], expected [2, 3, 4, 6]"));
+                    Catch::Contains("grad_context has shape [2, 3, 4, 8], expected [2, 3, 4, 6]"));
 }
 
 TEST_CASE("attention: gradients agree with finite differences", "[attention][gradcheck]") {
@@ -159,9 +160,9 @@ TEST_CASE("attention: gradients agree with finite differences", "[attention][gra
     // softmax without its row sum) scores O(0.1-1) or more, far above 1e-2.
     const double tol = 1e-2;
     for (auto [name, values, analytic, n] :
-         {std::tuple{"dq", q.data(), grads.query.data(), q.size()},
-          std::tuple{"dk", k.data(), grads.key.data(), k.size()},
-          std::tuple{"dv", v.data(), grads.value.data(), v.size()}}) {
+         {std::tuple{"grad_q", q.data(), grads.query.data(), q.size()},
+          std::tuple{"grad_k", k.data(), grads.key.data(), k.size()},
+          std::tuple{"grad_v", v.data(), grads.value.data(), v.size()}}) {
       const auto rep = testing::check_gradient(values, analytic, n, loss, 1e-2f, 1e-3);
       INFO((m ? "masked " : "unmasked ") << rep.describe(name));
       CHECK(rep.worst < tol);

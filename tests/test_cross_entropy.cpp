@@ -54,7 +54,7 @@ TEST_CASE("CrossEntropy: huge logits do not overflow", "[cross_entropy]") {
 
 // Parity with F.cross_entropy(ignore_index=0, label_smoothing=ε, reduction='mean') in float64.
 // Tolerance: relative 1e-4, absolute floor 1e-6 (dlogits are O(0.1 / n_counted)).
-TEST_CASE("CrossEntropy: loss and dlogits agree with PyTorch", "[cross_entropy][pytorch]") {
+TEST_CASE("CrossEntropy: loss and grad_logits agree with PyTorch", "[cross_entropy][pytorch]") {
   const Tensor3 logits = testing::load_fixture<3>("cross_entropy/logits");
   const TokenIds targets = load_targets("cross_entropy/targets");
   const double rtol = 1e-4;
@@ -67,14 +67,14 @@ TEST_CASE("CrossEntropy: loss and dlogits agree with PyTorch", "[cross_entropy][
     const double e_loss = testing::max_relative_error(
         value, testing::load_fixture<1>("cross_entropy/" + name + "_loss"));
     const double e_grad = testing::max_relative_error(
-        loss.backward(), testing::load_fixture<3>("cross_entropy/" + name + "_dlogits"));
-    UNSCOPED_INFO("CrossEntropy " << name << ": loss " << e_loss << ", dlogits " << e_grad);
+        loss.backward(), testing::load_fixture<3>("cross_entropy/" + name + "_grad_logits"));
+    UNSCOPED_INFO("CrossEntropy " << name << ": loss " << e_loss << ", grad_logits " << e_grad);
     CHECK(e_loss < rtol);
     CHECK(e_grad < rtol);
   }
 }
 
-TEST_CASE("CrossEntropy: dlogits agree with finite differences", "[cross_entropy][gradcheck]") {
+TEST_CASE("CrossEntropy: grad_logits agree with finite differences", "[cross_entropy][gradcheck]") {
   Rng rng(22);
   Tensor3 logits = Tensor3::from_shape({2, 3, 5});
   rng.fill_normal(logits, 0.0f, 2.0f);
@@ -94,7 +94,7 @@ TEST_CASE("CrossEntropy: dlogits agree with finite differences", "[cross_entropy
     auto rep = testing::check_gradient(
         logits.data(), d.data(), logits.size(),
         [&] { return double(loss.forward(logits, targets)); }, 3e-2f, 1e-3);
-    INFO(rep.describe("dlogits"));
+    INFO(rep.describe("grad_logits"));
     CHECK(rep.worst < 1e-2);
   }
 }

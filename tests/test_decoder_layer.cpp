@@ -246,7 +246,7 @@ TEST_CASE("DecoderLayer: output and every gradient (memory's too) match PyTorch"
       layer.forward(testing::load_fixture<3>(dir + "y"), testing::load_fixture<3>(dir + "memory"),
                     &self_mask, &cross_mask);
   const DecoderLayer::Grads grads =
-      layer.backward(testing::load_fixture<3>(dir + "decoder.d_output"));
+      layer.backward(testing::load_fixture<3>(dir + "decoder.grad_output"));
   CHECK(testing::max_relative_error(output, testing::load_fixture<3>(dir + "decoder.output"),
                                     1e-3) < 1e-4);
   CHECK(testing::max_relative_error(grads.x, testing::load_fixture<3>(dir + "decoder.grad.x"),

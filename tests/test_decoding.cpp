@@ -113,11 +113,11 @@ TEST_CASE("KeyValueCache: attention step by step equals forward on the whole seq
     }
     // A step keeps nothing for backward, and leaves what forward kept alone: backward after the
     // steps is backward after forward.
-    Tensor3 d_output = Tensor3::from_shape(full.shape());
-    rng.fill_normal(d_output, 0, 1);
-    const MultiHeadAttention::Grads after_steps = mha.backward(d_output);
+    Tensor3 grad_output = Tensor3::from_shape(full.shape());
+    rng.fill_normal(grad_output, 0, 1);
+    const MultiHeadAttention::Grads after_steps = mha.backward(grad_output);
     mha.forward(x, x, &causal);
-    const MultiHeadAttention::Grads after_forward = mha.backward(d_output);
+    const MultiHeadAttention::Grads after_forward = mha.backward(grad_output);
     CHECK(max_abs_diff(after_steps.query_input, after_forward.query_input) == 0.0);
     CHECK(max_abs_diff(after_steps.memory, after_forward.memory) == 0.0);
   }

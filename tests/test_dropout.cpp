@@ -69,14 +69,14 @@ TEST_CASE("Dropout: same seed same mask, backward uses forward's mask", "[dropou
   CHECK((ya2 != ya));
 
   // dx = dy * mask of the LAST forward: zero exactly where that forward dropped.
-  const Tensor3 dy = random_tensor({2, 5, 6}, 3);
-  const Tensor3 dx = a.backward(dy);
+  const Tensor3 grad_y = random_tensor({2, 5, 6}, 3);
+  const Tensor3 grad_x = a.backward(grad_y);
   for (std::size_t i = 0; i < x.size(); ++i) {
-    CHECK(dx.data()[i] == (a.mask().data()[i] ? dy.data()[i] / (1.0f - 0.5f) : 0.0f));
-    CHECK((dx.data()[i] == 0.0f) == (ya2.data()[i] == 0.0f));
+    CHECK(grad_x.data()[i] == (a.mask().data()[i] ? grad_y.data()[i] / (1.0f - 0.5f) : 0.0f));
+    CHECK((grad_x.data()[i] == 0.0f) == (ya2.data()[i] == 0.0f));
   }
   CHECK_THROWS_WITH(a.backward(Tensor3(xt::zeros<float>({2, 5, 7}))),
-                    Catch::Contains("Dropout backward: dy has shape [2, 5, 7]"));
+                    Catch::Contains("Dropout backward: grad_y has shape [2, 5, 7]"));
 }
 
 TEST_CASE("Dropout: backward agrees with finite differences (fixed mask)", "[dropout][gradcheck]") {
@@ -84,14 +84,14 @@ TEST_CASE("Dropout: backward agrees with finite differences (fixed mask)", "[dro
   const Tensor3 probe = random_tensor({2, 3, 4}, 5);
   Dropout dropout(0.25f, 17);
   dropout.forward(x);
-  const Tensor3 dx = dropout.backward(probe);
+  const Tensor3 grad_x = dropout.backward(probe);
   // A fresh module with the same seed draws the same mask, so the loss is a fixed linear function
   // of x: the central difference is exact up to float rounding (~1e-6 / eps).
   auto loss = [&] {
     Dropout same(0.25f, 17);
     return testing::dot_loss(same.forward(x), probe);
   };
-  const auto rep = testing::check_gradient(x.data(), dx.data(), x.size(), loss, 1e-2f, 1e-3);
-  INFO(rep.describe("dx"));
+  const auto rep = testing::check_gradient(x.data(), grad_x.data(), x.size(), loss, 1e-2f, 1e-3);
+  INFO(rep.describe("grad_x"));
   CHECK(rep.worst < 1e-3);
 }

@@ -63,13 +63,14 @@ TEST_CASE("Embedding: repeated ids add up their gradients exactly", "[embedding]
   Embedding embedding(4, 4, rng);  // sqrt(4) = 2: every product below is exact in float
   const TokenIds ids = {{1, 1, 2}, {1, 0, 2}};
   embedding.forward(ids);
-  Tensor3 dy = Tensor3::from_shape({2, 3, 4});
-  for (std::size_t k = 0; k < dy.size(); ++k) dy.data()[k] = 0.25f * float(k);
-  embedding.backward(dy);
+  Tensor3 grad_y = Tensor3::from_shape({2, 3, 4});
+  for (std::size_t k = 0; k < grad_y.size(); ++k) grad_y.data()[k] = 0.25f * float(k);
+  embedding.backward(grad_y);
   for (std::size_t j = 0; j < 4; ++j) {
-    CHECK(embedding.weight.grad(0, j) == 2.0f * dy(1, 1, j));
-    CHECK(embedding.weight.grad(1, j) == 2.0f * (dy(0, 0, j) + dy(0, 1, j) + dy(1, 0, j)));
-    CHECK(embedding.weight.grad(2, j) == 2.0f * (dy(0, 2, j) + dy(1, 2, j)));
+    CHECK(embedding.weight.grad(0, j) == 2.0f * grad_y(1, 1, j));
+    CHECK(embedding.weight.grad(1, j) ==
+          2.0f * (grad_y(0, 0, j) + grad_y(0, 1, j) + grad_y(1, 0, j)));
+    CHECK(embedding.weight.grad(2, j) == 2.0f * (grad_y(0, 2, j) + grad_y(1, 2, j)));
     CHECK(embedding.weight.grad(3, j) == 0.0f);  // id 3 was not used
   }
 
@@ -86,7 +87,7 @@ TEST_CASE("Embedding: repeated ids add up their gradients exactly", "[embedding]
   }
   CHECK_THROWS_WITH(
       embedding.backward(Tensor3(xt::zeros<float>({2, 3, 4}))),
-      Catch::Contains("Embedding backward: dy has shape [2, 3, 4], expected [1, 1, 4]"));
+      Catch::Contains("Embedding backward: grad_y has shape [2, 3, 4], expected [1, 1, 4]"));
 }
 
 TEST_CASE("Embedding: gradient agrees with finite differences", "[embedding][gradcheck]") {
@@ -111,7 +112,7 @@ TEST_CASE("Embedding: forward and gradient match PyTorch", "[embedding][parity]"
   const Tensor2 weight = testing::load_fixture<2>("embedding/weight");
   const Tensor2 id_values = testing::load_fixture<2>("embedding/ids");
   const Tensor3 output = testing::load_fixture<3>("embedding/output");
-  const Tensor3 dy = testing::load_fixture<3>("embedding/dy");
+  const Tensor3 grad_y = testing::load_fixture<3>("embedding/grad_y");
   const Tensor2 weight_grad = testing::load_fixture<2>("embedding/weight_grad");
 
   Rng rng(0);
@@ -123,7 +124,7 @@ TEST_CASE("Embedding: forward and gradient match PyTorch", "[embedding][parity]"
 
   const Tensor3 x = embedding.forward(ids);
   CHECK(testing::max_relative_error(x, output) < 1e-6);
-  embedding.backward(dy);
+  embedding.backward(grad_y);
   // PyTorch may sum repeated ids in another order: a few float roundings apart (measured 2e-7).
   CHECK(testing::max_relative_error(embedding.weight.grad, weight_grad, 1e-5) < 1e-6);
 }

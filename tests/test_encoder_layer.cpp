@@ -76,9 +76,10 @@ TEST_CASE("EncoderLayer: gradients agree with finite differences", "[encoder_lay
   const Mask mask = padding_mask(padded_ids(5, c.src_vocab_size, {0, 2}, rng), 5);
 
   layer.forward(x, &mask);
-  const Tensor3 dx = layer.backward(probe);
+  const Tensor3 grad_x = layer.backward(probe);
   auto loss = [&] { return testing::dot_loss(layer.forward(x, &mask), probe); };
-  auto rep = testing::check_gradient_extrapolated(x.data(), dx.data(), x.size(), loss, eps, atol);
+  auto rep =
+      testing::check_gradient_extrapolated(x.data(), grad_x.data(), x.size(), loss, eps, atol);
   INFO(rep.describe("x"));
   CHECK(rep.worst < tol);
   for (const ParameterRef& p : params) {
@@ -177,11 +178,11 @@ TEST_CASE("EncoderLayer: output and every gradient match PyTorch", "[encoder_lay
   const Mask mask = padding_mask(src, src.shape(1));
 
   const Tensor3 output = layer.forward(testing::load_fixture<3>(dir + "x"), &mask);
-  const Tensor3 dx = layer.backward(testing::load_fixture<3>(dir + "encoder.d_output"));
+  const Tensor3 grad_x = layer.backward(testing::load_fixture<3>(dir + "encoder.grad_output"));
   CHECK(testing::max_relative_error(output, testing::load_fixture<3>(dir + "encoder.output"),
                                     1e-3) < 1e-4);
-  CHECK(testing::max_relative_error(dx, testing::load_fixture<3>(dir + "encoder.grad.x"), 1e-3) <
-        1e-4);
+  CHECK(testing::max_relative_error(grad_x, testing::load_fixture<3>(dir + "encoder.grad.x"),
+                                    1e-3) < 1e-4);
   std::string worst_name;
   const double worst = testing::parameter_gradient_error(params, dir + "encoder.grad.", worst_name);
   INFO("worst parameter gradient: " << worst_name << " " << worst);

@@ -61,13 +61,13 @@ TEST_CASE("FeedForward: forward and backward match PyTorch", "[ffn][parity]") {
         std::copy(value.begin(), value.end(), p.value);
       }
       const Tensor3 output = ffn.forward(testing::load_fixture<3>(prefix + "x"));
-      const Tensor3 dx = ffn.backward(testing::load_fixture<3>(prefix + "d_output"));
+      const Tensor3 grad_x = ffn.backward(testing::load_fixture<3>(prefix + "grad_output"));
 
       std::vector<std::pair<std::string, double>> errors;
       errors.emplace_back("output", testing::max_relative_error(
                                         output, testing::load_fixture<3>(prefix + "output"), atol));
       errors.emplace_back("grad.x", testing::max_relative_error(
-                                        dx, testing::load_fixture<3>(prefix + "grad.x"), atol));
+                                        grad_x, testing::load_fixture<3>(prefix + "grad.x"), atol));
       for (const ParameterRef& p : params)
         errors.emplace_back(
             "grad." + p.name,
@@ -100,9 +100,9 @@ TEST_CASE("FeedForward: gradients agree with finite differences", "[ffn][gradche
     const Tensor3 probe = random_normal({2, 3, 8}, rng);
     require_no_kink_crossing(ffn, x, eps);
     ffn.forward(x);
-    const Tensor3 dx = ffn.backward(probe);
+    const Tensor3 grad_x = ffn.backward(probe);
     auto loss = [&] { return testing::dot_loss(ffn.forward(x), probe); };
-    auto rep = testing::check_gradient(x.data(), dx.data(), x.size(), loss, eps, atol);
+    auto rep = testing::check_gradient(x.data(), grad_x.data(), x.size(), loss, eps, atol);
     INFO(rep.describe("x"));
     CHECK(rep.worst < tol);
     for (const ParameterRef& p : parameters_of(ffn)) {
@@ -123,7 +123,7 @@ TEST_CASE("FeedForward: gradients agree with finite differences", "[ffn][gradche
     const Tensor3 probe = random_normal({2, 3, 8}, rng);
     require_no_kink_crossing(ffn, x, eps);
     const Tensor3 y = ffn.forward(x);
-    const Tensor3 dx = ffn.backward(probe);
+    const Tensor3 grad_x = ffn.backward(probe);
     const ByteTensor3 mask = ffn.dropout_mask();
     REQUIRE(mask.shape() == ByteTensor3::shape_type{2, 3, 16});
     const auto dropped = std::count(mask.begin(), mask.end(), 0);
@@ -148,7 +148,7 @@ TEST_CASE("FeedForward: gradients agree with finite differences", "[ffn][gradche
       CHECK(same_mask);
     }
     auto loss = [&] { return testing::dot_loss(rerun().forward(x), probe); };
-    auto rep = testing::check_gradient(x.data(), dx.data(), x.size(), loss, eps, atol);
+    auto rep = testing::check_gradient(x.data(), grad_x.data(), x.size(), loss, eps, atol);
     INFO(rep.describe("x"));
     CHECK(rep.worst < tol);
     for (const ParameterRef& ref : parameters_of(ffn)) {
@@ -183,9 +183,10 @@ TEST_CASE("FeedForward: shapes, parameters, the trace and errors", "[ffn][trace]
       "[FeedForward] dropout (training)", "[FeedForward] linear2 (narrow)",
       "[FeedForward] backward linear2",   "[FeedForward] backward dropout",
       "[FeedForward] backward relu",      "[FeedForward] backward linear1"};
-  const std::vector<std::string> shapes = {
-      "h -> [2, 5, 32]",  "h -> [2, 5, 32]",  "h -> [2, 5, 32]",  "y -> [2, 5, 8]",
-      "dh -> [2, 5, 32]", "dh -> [2, 5, 32]", "dh -> [2, 5, 32]", "dx -> [2, 5, 8]"};
+  const std::vector<std::string> shapes = {"h -> [2, 5, 32]",      "h -> [2, 5, 32]",
+                                           "h -> [2, 5, 32]",      "y -> [2, 5, 8]",
+                                           "grad_h -> [2, 5, 32]", "grad_h -> [2, 5, 32]",
+                                           "grad_h -> [2, 5, 32]", "grad_x -> [2, 5, 8]"};
   REQUIRE(lines.size() == expected.size());
   for (std::size_t i = 0; i < lines.size(); ++i) {
     CHECK(lines[i].rfind(expected[i], 0) == 0);

@@ -38,7 +38,7 @@ TEST_CASE("LayerNorm: wrong width and backward before forward are clear errors",
   norm.forward(Tensor3(xt::zeros<float>({2, 3, 8})));
   CHECK_THROWS_WITH(
       norm.backward(Tensor3(xt::zeros<float>({2, 4, 8}))),
-      Catch::Contains("LayerNorm backward: dy has shape [2, 4, 8], expected [2, 3, 8]"));
+      Catch::Contains("LayerNorm backward: grad_y has shape [2, 4, 8], expected [2, 3, 8]"));
   CHECK_THROWS_AS(LayerNorm(0), ShapeError);
 }
 
@@ -75,13 +75,13 @@ TEST_CASE("LayerNorm: forward and backward agree with PyTorch", "[layer_norm][py
     norm.weight.value = vector("weight");
     norm.bias.value = vector("bias");
     const Tensor3 y = norm.forward(x);
-    const Tensor3 dx = norm.backward(tensor("dy"));
+    const Tensor3 grad_x = norm.backward(tensor("grad_y"));
     const double e_y = testing::max_relative_error(y, tensor("y"), atol);
-    const double e_dx = testing::max_relative_error(dx, tensor("dx"), atol);
-    const double e_dw = testing::max_relative_error(norm.weight.grad, vector("dweight"), atol);
-    const double e_db = testing::max_relative_error(norm.bias.grad, vector("dbias"), atol);
-    UNSCOPED_INFO("LayerNorm " << c << ": y " << e_y << ", dx " << e_dx << ", dweight " << e_dw
-                               << ", dbias " << e_db);
+    const double e_dx = testing::max_relative_error(grad_x, tensor("grad_x"), atol);
+    const double e_dw = testing::max_relative_error(norm.weight.grad, vector("grad_weight"), atol);
+    const double e_db = testing::max_relative_error(norm.bias.grad, vector("grad_bias"), atol);
+    UNSCOPED_INFO("LayerNorm " << c << ": y " << e_y << ", grad_x " << e_dx << ", grad_weight "
+                               << e_dw << ", grad_bias " << e_db);
     CHECK(e_y < rtol);
     CHECK(e_dx < rtol);
     CHECK(e_dw < rtol);
@@ -98,7 +98,7 @@ TEST_CASE("LayerNorm: gradients agree with finite differences", "[layer_norm][gr
   rng.fill_normal(x, 0.5f, 2.0f);
   rng.fill_normal(probe, 0.0f, 1.0f);
   norm.forward(x);
-  const Tensor3 dx = norm.backward(probe);
+  const Tensor3 grad_x = norm.backward(probe);
   auto loss = [&] { return testing::dot_loss(norm.forward(x), probe); };
   // The forward runs in float32, so the loss (a sum of 36 products of O(1)) carries a rounding
   // error of ~1e-6; divided by 2·eps = 2e-2 that is ~3e-5 of noise in every numeric derivative
@@ -108,26 +108,26 @@ TEST_CASE("LayerNorm: gradients agree with finite differences", "[layer_norm][gr
   // worst scores 1.3e-3 (dx), 1.1e-5 (dweight), 1.3e-6 (dbias). A missing or wrong term of the
   // backward formula is O(|g|), a score of O(1).
   const double tol = 1e-2;
-  auto rep = testing::check_gradient(x.data(), dx.data(), x.size(), loss, 1e-2f, 1e-2);
-  INFO(rep.describe("dx"));
+  auto rep = testing::check_gradient(x.data(), grad_x.data(), x.size(), loss, 1e-2f, 1e-2);
+  INFO(rep.describe("grad_x"));
   CHECK(rep.worst < tol);
   rep = testing::check_gradient(norm.weight.value.data(), norm.weight.grad.data(),
                                 norm.weight.value.size(), loss, 1e-2f, 1e-2);
-  INFO(rep.describe("dweight"));
+  INFO(rep.describe("grad_weight"));
   CHECK(rep.worst < tol);
   rep = testing::check_gradient(norm.bias.value.data(), norm.bias.grad.data(),
                                 norm.bias.value.size(), loss, 1e-2f, 1e-2);
-  INFO(rep.describe("dbias"));
+  INFO(rep.describe("grad_bias"));
   CHECK(rep.worst < tol);
 }
 
 TEST_CASE("LayerNorm: backward accumulates parameter gradients", "[layer_norm]") {
   LayerNorm norm(3);
-  Tensor3 x = {{{1, 4, 2}}}, dy = {{{0.5f, -1, 2}}};
+  Tensor3 x = {{{1, 4, 2}}}, grad_y = {{{0.5f, -1, 2}}};
   norm.forward(x);
-  norm.backward(dy);
+  norm.backward(grad_y);
   const Tensor1 once = norm.weight.grad;
-  norm.backward(dy);
+  norm.backward(grad_y);
   for (std::size_t j = 0; j < 3; ++j) CHECK(norm.weight.grad(j) == Approx(2 * once(j)));
   CHECK((norm.bias.grad == Tensor1{1, -2, 4}));
 }

@@ -29,12 +29,12 @@ TEST_CASE("Linear: gradients agree with finite differences", "[linear][gradcheck
     rng.fill_normal(x, 0, 1);
     rng.fill_normal(probe, 0, 1);
     layer.forward(x);
-    const Tensor3 dx = layer.backward(probe);
+    const Tensor3 grad_x = layer.backward(probe);
     auto loss = [&] { return testing::dot_loss(layer.forward(x), probe); };
     // float32 forward, eps 1e-2: truncation error is zero (the loss is linear in each entry) and
     // rounding noise is ~1e-6 / 1e-2; a wrong gradient is off by O(1).
     const double tol = 1e-3;
-    auto rep = testing::check_gradient(x.data(), dx.data(), x.size(), loss, 1e-2f, 1e-3);
+    auto rep = testing::check_gradient(x.data(), grad_x.data(), x.size(), loss, 1e-2f, 1e-3);
     CHECK(rep.worst < tol);
     rep = testing::check_gradient(layer.weight.value.data(), layer.weight.grad.data(),
                                   layer.weight.value.size(), loss, 1e-2f, 1e-3);

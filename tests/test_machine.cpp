@@ -92,14 +92,14 @@ TEST_CASE("machine: a product with a subnormal operand gives exactly 0 on every 
   }
   // The weight gradient's form, dW += dyᵀ x summed over 5120 positions: the sum is cut into
   // slices, each a partial dW of its own.
-  Tensor3 dy = Tensor3::from_shape({128, 40, 256}), x = Tensor3::from_shape({128, 40, 256});
-  dy.fill(kSubnormal);
+  Tensor3 grad_y = Tensor3::from_shape({128, 40, 256}), x = Tensor3::from_shape({128, 40, 256});
+  grad_y.fill(kSubnormal);
   x.fill(1.0f);
-  Tensor2 dw = Tensor2::from_shape({256, 256});
-  dw.fill(0.0f);
-  matmul_accumulate(dw, dy, x, Op::kTransposed, Op::kPlain);
+  Tensor2 grad_w = Tensor2::from_shape({256, 256});
+  grad_w.fill(0.0f);
+  matmul_accumulate(grad_w, grad_y, x, Op::kTransposed, Op::kPlain);
   std::size_t non_zero = 0;
-  for (const float v : dw) non_zero += v != 0.0f ? 1 : 0;
+  for (const float v : grad_w) non_zero += v != 0.0f ? 1 : 0;
   CHECK(non_zero == 0);
 }
 

@@ -70,13 +70,13 @@ TEST_CASE("matmul names both shapes when the inner dimensions differ", "[matmul]
 
 TEST_CASE("matmul of positions by one matrix, the weight-gradient form and linear", "[matmul]") {
   Rng rng(3);
-  Tensor3 x = Tensor3::from_shape({2, 3, 4}), dy = Tensor3::from_shape({2, 3, 5});
+  Tensor3 x = Tensor3::from_shape({2, 3, 4}), grad_y = Tensor3::from_shape({2, 3, 5});
   Tensor2 w = Tensor2::from_shape({5, 4});
   Tensor1 bias = Tensor1::from_shape({5});
-  for (auto* t : {&x, &dy}) rng.fill_normal(*t, 0, 1);
+  for (auto* t : {&x, &grad_y}) rng.fill_normal(*t, 0, 1);
   rng.fill_normal(w, 0, 1);
   rng.fill_normal(bias, 0, 1);
-  const Tensor2 x_rows = xt::reshape_view(x, {6, 4}), dy_rows = xt::reshape_view(dy, {6, 5});
+  const Tensor2 x_rows = xt::reshape_view(x, {6, 4}), dy_rows = xt::reshape_view(grad_y, {6, 5});
 
   // y = x Wᵀ + b, every position one row
   const Tensor2 expected_y = xt::linalg::dot(x_rows, xt::transpose(w)) + bias;
@@ -88,16 +88,16 @@ TEST_CASE("matmul of positions by one matrix, the weight-gradient form and linea
   CHECK(testing::max_relative_error(y_plain, expected_y - bias, 1e-5) < 1e-5);
 
   // dx = dy W
-  const Tensor2 dx = xt::reshape_view(matmul(dy, w), {6, 4});
-  CHECK(testing::max_relative_error(dx, xt::linalg::dot(dy_rows, w), 1e-5) < 1e-5);
+  const Tensor2 grad_x = xt::reshape_view(matmul(grad_y, w), {6, 4});
+  CHECK(testing::max_relative_error(grad_x, xt::linalg::dot(dy_rows, w), 1e-5) < 1e-5);
 
   // dW += dyᵀ x, summed over all positions, on top of what dW held
-  Tensor2 dw = xt::ones<float>({5, 4});
-  matmul_accumulate(dw, dy, x, Op::kTransposed, Op::kPlain);
+  Tensor2 grad_w = xt::ones<float>({5, 4});
+  matmul_accumulate(grad_w, grad_y, x, Op::kTransposed, Op::kPlain);
   const Tensor2 expected_dw = xt::linalg::dot(xt::transpose(dy_rows), x_rows) + 1.0f;
-  CHECK(testing::max_relative_error(dw, expected_dw, 1e-5) < 1e-5);
+  CHECK(testing::max_relative_error(grad_w, expected_dw, 1e-5) < 1e-5);
   Tensor2 wrong = xt::zeros<float>({4, 5});
-  CHECK_THROWS_AS(matmul_accumulate(wrong, dy, x, Op::kTransposed, Op::kPlain), ShapeError);
+  CHECK_THROWS_AS(matmul_accumulate(wrong, grad_y, x, Op::kTransposed, Op::kPlain), ShapeError);
 
   // alpha scales the product
   Tensor4 a = Tensor4::from_shape({1, 2, 3, 4}), b = Tensor4::from_shape({1, 2, 4, 3});

@@ -241,7 +241,7 @@ TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the ge
   // [5120, 256] -> [5120, 29], still big enough to be split).
   Rng rng(15);
   const Tensor3 x = as_positions(stored(5120, 256, Op::kPlain, rng));
-  const Tensor3 dy = as_positions(stored(5120, 1024, Op::kPlain, rng));
+  const Tensor3 grad_y = as_positions(stored(5120, 1024, Op::kPlain, rng));
   const Dense x_rows = as_double(x.data(), 5120, 256, false);
   for (const std::size_t out : {std::size_t{1024}, std::size_t{29}}) {
     INFO("linear 256 -> " << out);
@@ -270,13 +270,13 @@ TEST_CASE("matmul kernels: linear and positions x matrix at the FFN's and the ge
   }
   // dx = dy W1: [5120, 1024] x [1024, 256], W1 as stored (kPlain).
   const Tensor2 w1 = stored(1024, 256, Op::kPlain, rng);
-  const Tensor3 dx = matmul(dy, w1);
-  REQUIRE(dx.shape() == Tensor3::shape_type{128, 40, 256});
-  const Report r = check_product(dx.data(), as_double(dy.data(), 5120, 1024, false),
+  const Tensor3 grad_x = matmul(grad_y, w1);
+  REQUIRE(grad_x.shape() == Tensor3::shape_type{128, 40, 256});
+  const Report r = check_product(grad_x.data(), as_double(grad_y.data(), 5120, 1024, false),
                                  op_of_b_transposed(w1, Op::kPlain), 1.0, nullptr, nullptr,
                                  chosen(5120, row_slices(5120, 256, 1024), 0, 24),
                                  chosen(256, column_slices(5120, 256, 1024), 0, 24));
-  INFO("matmul(dy, W): " << r.describe());
+  INFO("matmul(grad_y, W): " << r.describe());
   CHECK(r.worst <= 1.0);
 }
 
@@ -306,11 +306,11 @@ TEST_CASE("matmul kernels: matmul_accumulate, the weight gradient summed over K 
     REQUIRE(gemm_split(t.m, t.n, t.k).along == GemmSplit::Along::kDepth);
     const Tensor2 a2 = stored(t.m, t.k, t.op_a, rng), b2 = stored(t.k, t.n, t.op_b, rng);
     const Tensor3 a = as_positions(a2), b = as_positions(b2);
-    Tensor2 dw = stored(t.m, t.n, Op::kPlain, rng);
-    const Tensor2 before = dw;
-    matmul_accumulate(dw, a, b, t.op_a, t.op_b);
+    Tensor2 grad_w = stored(t.m, t.n, Op::kPlain, rng);
+    const Tensor2 before = grad_w;
+    matmul_accumulate(grad_w, a, b, t.op_a, t.op_b);
     const Report r =
-        check_product(dw.data(), op_of_a(a2, t.op_a), op_of_b_transposed(b2, t.op_b), 1.0,
+        check_product(grad_w.data(), op_of_a(a2, t.op_a), op_of_b_transposed(b2, t.op_b), 1.0,
                       before.data(), nullptr, chosen(t.m, 1, 128, 8), chosen(t.n, 1, 128, 8));
     INFO(r.describe());
     CHECK(r.worst <= 1.0);
@@ -380,10 +380,10 @@ TEST_CASE("matmul kernels: odd extents split both ways, 2-D and batched, every e
                  << ", b " << name(op_b));
         REQUIRE(gemm_split(s.m, s.n, s.k).along == s.along);
         const Tensor2 a = stored(s.m, s.k, op_a, rng), b = stored(s.k, s.n, op_b, rng);
-        const Dense da = op_of_a(a, op_a), dbt = op_of_b_transposed(b, op_b);
+        const Dense grad_a = op_of_a(a, op_a), dbt = op_of_b_transposed(b, op_b);
         const std::vector<bool> all_rows(s.m, true), no_cols(s.n, false);
         const Tensor2 c = matmul(a, b, op_a, op_b);
-        Report r = check_product(c.data(), da, dbt, 1.0, nullptr, nullptr, all_rows, no_cols);
+        Report r = check_product(c.data(), grad_a, dbt, 1.0, nullptr, nullptr, all_rows, no_cols);
         INFO("2-D: " << r.describe());
         CHECK(r.worst <= 1.0);
 
@@ -398,10 +398,10 @@ TEST_CASE("matmul kernels: odd extents split both ways, 2-D and batched, every e
         std::copy(b.begin(), b.end(), b3.begin() + b.size());
         const Tensor3 c3 = matmul(a3, b3, op_a, op_b);
         REQUIRE(c3.shape() == Tensor3::shape_type{2, s.m, s.n});
-        r = check_product(c3.data(), da, dbt, 1.0, nullptr, nullptr, all_rows, no_cols);
+        r = check_product(c3.data(), grad_a, dbt, 1.0, nullptr, nullptr, all_rows, no_cols);
         INFO("batched, product 0: " << r.describe());
         CHECK(r.worst <= 1.0);
-        r = check_product(c3.data() + s.m * s.n, da, dbt, -1.0, nullptr, nullptr, all_rows,
+        r = check_product(c3.data() + s.m * s.n, grad_a, dbt, -1.0, nullptr, nullptr, all_rows,
                           no_cols);
         INFO("batched, product 1: " << r.describe());
         CHECK(r.worst <= 1.0);

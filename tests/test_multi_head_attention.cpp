@@ -74,7 +74,7 @@ TEST_CASE("MultiHeadAttention: forward and backward match PyTorch", "[mha][parit
       const Mask mask = masked ? to_mask(testing::load_fixture<3>(prefix + "mask")) : Mask();
       const Tensor3 output = mha.forward(query_input, memory, masked ? &mask : nullptr);
       const MultiHeadAttention::Grads grads =
-          mha.backward(testing::load_fixture<3>(prefix + "d_output"));
+          mha.backward(testing::load_fixture<3>(prefix + "grad_output"));
 
       std::vector<std::pair<std::string, double>> errors;
       errors.emplace_back("output", testing::max_relative_error(
@@ -85,9 +85,10 @@ TEST_CASE("MultiHeadAttention: forward and backward match PyTorch", "[mha][parit
       if (self) {
         // The one input reached the output through W_Q and through W_K, W_V: its gradient is the
         // sum.
-        const Tensor3 dx = grads.query_input + grads.memory;
-        errors.emplace_back("grad.x", testing::max_relative_error(
-                                          dx, testing::load_fixture<3>(prefix + "grad.x"), atol));
+        const Tensor3 grad_x = grads.query_input + grads.memory;
+        errors.emplace_back(
+            "grad.x",
+            testing::max_relative_error(grad_x, testing::load_fixture<3>(prefix + "grad.x"), atol));
       } else {
         errors.emplace_back(
             "grad.query_input",
@@ -163,9 +164,9 @@ TEST_CASE("MultiHeadAttention: gradients agree with finite differences", "[mha][
     };
     const std::string kind = self ? "self: " : "cross: ";
     if (self) {
-      const Tensor3 dx = grads.query_input + grads.memory;
-      const auto rep =
-          testing::check_gradient(query_input.data(), dx.data(), dx.size(), loss, eps, atol);
+      const Tensor3 grad_x = grads.query_input + grads.memory;
+      const auto rep = testing::check_gradient(query_input.data(), grad_x.data(), grad_x.size(),
+                                               loss, eps, atol);
       INFO(rep.describe(kind + "x"));
       CHECK(rep.worst < tol);
     } else {
@@ -195,10 +196,10 @@ TEST_CASE("MultiHeadAttention: the causal mask stops every gradient from the fut
   const Tensor3 x = random_normal({B, L, d}, rng);
   const Mask mask = causal_padding_mask(B, L, 0);
   mha.forward(x, x, &mask);
-  Tensor3 d_output = xt::zeros<float>({B, L, d});
+  Tensor3 grad_output = xt::zeros<float>({B, L, d});
   for (std::size_t b = 0; b < B; ++b)
-    for (std::size_t j = 0; j < d; ++j) d_output(b, 0, j) = 1.0f;
-  const auto grads = mha.backward(d_output);
+    for (std::size_t j = 0; j < d; ++j) grad_output(b, 0, j) = 1.0f;
+  const auto grads = mha.backward(grad_output);
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t i = 0; i < L; ++i)
       for (std::size_t j = 0; j < d; ++j) {
@@ -241,9 +242,9 @@ TEST_CASE("MultiHeadAttention: shapes, parameters and the trace", "[mha][trace]"
   CHECK(has("[ScaledDotProductAttention]", "-> [2, 4, 5, 7]"));  // nested: the weights of each head
   CHECK(has("[MultiHeadAttention] concat heads", "concat -> [2, 5, 16]"));
   CHECK(has("[MultiHeadAttention] output projection", "output -> [2, 5, 16]"));
-  CHECK(has("[MultiHeadAttention] backward concat", "d_context -> [2, 4, 5, 4]"));
-  CHECK(has("[MultiHeadAttention] backward W_Q", "d_query_input -> [2, 5, 16]"));
-  CHECK(has("[MultiHeadAttention] backward W_K, W_V", "d_memory -> [2, 7, 16]"));
+  CHECK(has("[MultiHeadAttention] backward concat", "grad_context -> [2, 4, 5, 4]"));
+  CHECK(has("[MultiHeadAttention] backward W_Q", "grad_query_input -> [2, 5, 16]"));
+  CHECK(has("[MultiHeadAttention] backward W_K, W_V", "grad_memory -> [2, 7, 16]"));
 }
 
 TEST_CASE("MultiHeadAttention: clear errors for sizes that do not fit", "[mha][errors]") {
@@ -271,5 +272,5 @@ TEST_CASE("MultiHeadAttention: clear errors for sizes that do not fit", "[mha][e
       Catch::Contains("mask has shape [2, 4, 3], expected [2, 3, 4] (batch, len_q, len_k)"));
   mha.forward(q, q);
   CHECK_THROWS_WITH(mha.backward(xt::zeros<float>({2, 4, 8})),
-                    Catch::Contains("d_output has shape [2, 4, 8], expected [2, 3, 8]"));
+                    Catch::Contains("grad_output has shape [2, 4, 8], expected [2, 3, 8]"));
 }

@@ -45,17 +45,17 @@ TEST_CASE("softmax: rows are distributions, stable for large scores", "[softmax]
 
 TEST_CASE("softmax: forward and backward match PyTorch", "[softmax][parity]") {
   const Tensor2 x = testing::load_fixture<2>("attention/softmax_x");
-  const Tensor2 dy = testing::load_fixture<2>("attention/softmax_dy");
+  const Tensor2 grad_y = testing::load_fixture<2>("attention/softmax_grad_y");
   const std::size_t rows = x.shape(0), cols = x.shape(1);
-  Tensor2 y = Tensor2::from_shape(x.shape()), dx = Tensor2::from_shape(x.shape());
+  Tensor2 y = Tensor2::from_shape(x.shape()), grad_x = Tensor2::from_shape(x.shape());
   softmax_rows(x.data(), y.data(), rows, cols);
-  softmax_rows_backward(y.data(), dy.data(), dx.data(), rows, cols);
+  softmax_rows_backward(y.data(), grad_y.data(), grad_x.data(), rows, cols);
   // The reference is float64 on the same float32 inputs; float32 reaches ~1e-6 here.
   const double err_y =
       testing::max_relative_error(y, testing::load_fixture<2>("attention/softmax_y"));
   const double err_dx =
-      testing::max_relative_error(dx, testing::load_fixture<2>("attention/softmax_dx"));
-  INFO("softmax max relative error: y " << err_y << ", dx " << err_dx);
+      testing::max_relative_error(grad_x, testing::load_fixture<2>("attention/softmax_grad_x"));
+  INFO("softmax max relative error: y " << err_y << ", grad_x " << err_dx);
   CHECK(err_y < 1e-5);
   CHECK(err_dx < 1e-4);
 }
@@ -66,9 +66,9 @@ TEST_CASE("softmax: backward agrees with finite differences", "[softmax][gradche
   Tensor2 x = Tensor2::from_shape({rows, cols}), probe = Tensor2::from_shape({rows, cols});
   rng.fill_normal(x, 0, 2);
   rng.fill_normal(probe, 0, 1);
-  Tensor2 y = Tensor2::from_shape({rows, cols}), dx = Tensor2::from_shape({rows, cols});
+  Tensor2 y = Tensor2::from_shape({rows, cols}), grad_x = Tensor2::from_shape({rows, cols});
   softmax_rows(x.data(), y.data(), rows, cols);
-  softmax_rows_backward(y.data(), probe.data(), dx.data(), rows, cols);
+  softmax_rows_backward(y.data(), probe.data(), grad_x.data(), rows, cols);
 
   auto loss = [&] {
     Tensor2 out = Tensor2::from_shape({rows, cols});
@@ -79,8 +79,8 @@ TEST_CASE("softmax: backward agrees with finite differences", "[softmax][gradche
   // of the third derivative (O(1) for softmax), rounding noise ~1e-7 / eps = 1e-5; gradients are
   // O(0.1). A score below 1e-2 leaves room for both; a wrong gradient scores O(1).
   const double tol = 1e-2;
-  const auto rep = testing::check_gradient(x.data(), dx.data(), x.size(), loss, 1e-2f, 1e-3);
-  INFO(rep.describe("dx"));
+  const auto rep = testing::check_gradient(x.data(), grad_x.data(), x.size(), loss, 1e-2f, 1e-3);
+  INFO(rep.describe("grad_x"));
   CHECK(rep.worst < tol);
 
   // The check is sharp enough: the common mistake dx = y * dy (forgetting the row sum) fails it.

@@ -56,7 +56,7 @@ struct Stacks {
     return decoder.forward(b.tgt_in, memory, &b.tgt_mask, &b.cross_mask);
   }
   // The gradient flows from the decoder back into the encoder through memory.
-  void backward(const Tensor3& d_hidden) { encoder.backward(decoder.backward(d_hidden)); }
+  void backward(const Tensor3& grad_hidden) { encoder.backward(decoder.backward(grad_hidden)); }
 
   // Every parameter: the table(s), then encoder.*, decoder.*.
   ParameterList parameters() {
@@ -165,7 +165,7 @@ TEST_CASE("Encoder and Decoder: gradients agree with finite differences", "[stac
 }
 
 TEST_CASE("Decoder: the memory gradient is summed over all its layers", "[stacks][gradcheck]") {
-  // Every decoder layer's cross-attention reads the same memory, so d_memory is the sum of the
+  // Every decoder layer's cross-attention reads the same memory, so grad_memory is the sum of the
   // layers' contributions. Checked by finite differences on every entry of memory (a decoder
   // that returned only its last layer's share would be off by O(1)), and against the layers'
   // own backward passes run one by one.
@@ -183,12 +183,12 @@ TEST_CASE("Decoder: the memory gradient is summed over all its layers", "[stacks
   const Tensor3 probe = random_normal({2, 6, c.d_model}, rng);
 
   decoder.forward(b.tgt_in, memory, &b.tgt_mask, &b.cross_mask);
-  const Tensor3 d_memory = decoder.backward(probe);
-  REQUIRE(d_memory.shape() == memory.shape());
+  const Tensor3 grad_memory = decoder.backward(probe);
+  REQUIRE(grad_memory.shape() == memory.shape());
   auto loss = [&] {
     return testing::dot_loss(decoder.forward(b.tgt_in, memory, &b.tgt_mask, &b.cross_mask), probe);
   };
-  const auto rep = testing::check_gradient_extrapolated(memory.data(), d_memory.data(),
+  const auto rep = testing::check_gradient_extrapolated(memory.data(), grad_memory.data(),
                                                         memory.size(), loss, eps, atol);
   INFO(rep.describe("memory"));
   CHECK(rep.worst < tol);
@@ -200,13 +200,13 @@ TEST_CASE("Decoder: the memory gradient is summed over all its layers", "[stacks
   positions.add_to(y);
   for (DecoderLayer& layer : decoder.layers)
     y = layer.forward(y, memory, &b.tgt_mask, &b.cross_mask);
-  Tensor3 dy = probe, sum = xt::zeros<float>(memory.shape());
+  Tensor3 grad_y = probe, sum = xt::zeros<float>(memory.shape());
   for (std::size_t i = decoder.layers.size(); i-- > 0;) {
-    DecoderLayer::Grads g = decoder.layers[i].backward(dy);
+    DecoderLayer::Grads g = decoder.layers[i].backward(grad_y);
     sum += g.memory;
-    dy = g.x;
+    grad_y = g.x;
   }
-  CHECK(testing::max_relative_error(d_memory, sum, 1e-6) < 1e-5);
+  CHECK(testing::max_relative_error(grad_memory, sum, 1e-6) < 1e-5);
 }
 
 TEST_CASE("Encoder and Decoder: a shared table collects both stacks' gradients", "[stacks]") {

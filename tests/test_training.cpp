@@ -395,7 +395,7 @@ TEST_CASE("training: the held-out loss is recorded at the eval interval and at t
   // The last one is the model's held-out loss after training (evaluation has no dropout, so it
   // is reproducible), and the loop leaves the model in evaluation mode.
   CHECK_FALSE(run.model.training());
-  CHECK(h.held_out_loss.back() == evaluate_loss(run.model, run.held_out));
+  CHECK(h.held_out_loss.back() == mean_loss(run.model, run.held_out));
   for (double loss : h.held_out_loss) CHECK(std::isfinite(loss));
   // Plain progress lines (not a terminal): the evaluations and the final state.
   const std::string log = run.progress.str();
@@ -449,15 +449,15 @@ TEST_CASE(
   CHECK(saved_at.size() == 3);
 }
 
-TEST_CASE("training: evaluate_loss weights batches by their counted tokens", "[training]") {
+TEST_CASE("training: mean_loss weights batches by their counted tokens", "[training]") {
   SmallRun run;
   // The mean over two batches is the mean over their tokens: with equal token counts, the
   // plain average of the two batch losses.
-  const double both = evaluate_loss(run.model, run.held_out);
-  const double one = evaluate_loss(run.model, {run.held_out[0]});
-  const double two = evaluate_loss(run.model, {run.held_out[1]});
+  const double both = mean_loss(run.model, run.held_out);
+  const double one = mean_loss(run.model, {run.held_out[0]});
+  const double two = mean_loss(run.model, {run.held_out[1]});
   CHECK(both == Approx((one + two) / 2).epsilon(1e-6));
-  CHECK(evaluate_loss(run.model, {}) == 0.0);
+  CHECK(mean_loss(run.model, {}) == 0.0);
 }
 
 TEST_CASE("training: Ctrl-C ends training after the step it interrupts", "[training][stop]") {

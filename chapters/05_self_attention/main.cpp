@@ -211,8 +211,8 @@ int main(int argc, char** argv) {
       const tfm::Tensor4& analytic = which == 'q'   ? grads.query
                                      : which == 'k' ? grads.key
                                                     : grads.value;
-      std::printf("  d%c[0, 0, %zu, %zu]   backward %+.5f   finite difference %+.5f\n", which, i, j,
-                  double(analytic(0, 0, i, j)), numeric);
+      std::printf("  grad_%c[0, 0, %zu, %zu]   backward %+.5f   finite difference %+.5f\n", which,
+                  i, j, double(analytic(0, 0, i, j)), numeric);
     }
     std::printf("(Q, K and V are one tensor x here, so dL/dx would be dQ + dK + dV.)\n");
     return 0;

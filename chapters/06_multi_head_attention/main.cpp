@@ -111,10 +111,11 @@ int main(int argc, char** argv) {
       tfm::trace::Enable trace;
       tfm::trace::Scope scope("Self-attention backward");
       const tfm::MultiHeadAttention::Grads grads = mha.backward(ones);
-      const tfm::Tensor3 dx = grads.query_input + grads.memory;
-      traced_chapter(dx, "d_x = d_query + d_memory", "d_x", "batch, src_len, d_model");
+      const tfm::Tensor3 grad_x = grads.query_input + grads.memory;
+      traced_chapter(grad_x, "grad_x = grad_query + grad_memory", "grad_x",
+                     "batch, src_len, d_model");
       for (const tfm::ParameterRef& p : params)
-        tfm::trace::write_step("Chapter", "gradient of " + p.name, "d_" + p.name,
+        tfm::trace::write_step("Chapter", "gradient of " + p.name, p.name + ".grad",
                                tfm::shape_string(p.shape), "");
     }
     // [self-attention backward]

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
       tfm::trace::Scope scope("FeedForward backward (upstream gradient of ones)");
       ffn.backward(xt::ones<float>(y.shape()));
       for (const tfm::ParameterRef& p : tfm::parameters_of(ffn))
-        tfm::trace::write_step("Chapter", "gradient of " + p.name, "d_" + p.name,
+        tfm::trace::write_step("Chapter", "gradient of " + p.name, p.name + ".grad",
                                tfm::shape_string(p.shape), "");
     }
     // [run backward]

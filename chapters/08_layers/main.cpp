@@ -124,25 +124,25 @@ int main(int argc, char** argv) {
     // would vanish in the final LayerNorm: it removes any shift shared by a whole row). The
     // decoder layer returns the gradient of its input y AND of memory; memory's gradient is
     // where the encoder layer's backward starts.
-    const tfm::Tensor3 d_output = tfm::random_normal(B, T, d, rng);
+    const tfm::Tensor3 grad_output = tfm::random_normal(B, T, d, rng);
     std::printf("\n");
     tfm::DecoderLayer::Grads decoder_grads;
-    tfm::Tensor3 dx;
+    tfm::Tensor3 grad_x;
     {
       tfm::trace::Enable trace;
       {
         tfm::trace::Scope scope("DecoderLayer backward");
-        decoder_grads = decoder_layer.backward(d_output);
-        traced_chapter(decoder_grads.x, "gradient of the decoder input", "d_y",
+        decoder_grads = decoder_layer.backward(grad_output);
+        traced_chapter(decoder_grads.x, "gradient of the decoder input", "grad_y",
                        "batch, tgt_len, d_model");
-        traced_chapter(decoder_grads.memory, "gradient of the encoder output", "d_memory",
+        traced_chapter(decoder_grads.memory, "gradient of the encoder output", "grad_memory",
                        "batch, src_len, d_model");
       }
-      tfm::trace::Scope scope("EncoderLayer backward (upstream gradient: d_memory)");
-      dx = encoder_layer.backward(decoder_grads.memory);
-      traced_chapter(dx, "gradient of the encoder input", "d_x", "batch, src_len, d_model");
+      tfm::trace::Scope scope("EncoderLayer backward (upstream gradient: grad_memory)");
+      grad_x = encoder_layer.backward(decoder_grads.memory);
+      traced_chapter(grad_x, "gradient of the encoder input", "grad_x", "batch, src_len, d_model");
       for (const tfm::ParameterRef& p : tfm::parameters_of(encoder_layer))
-        tfm::trace::write_step("Chapter", "parameter gradient", "d_" + p.name,
+        tfm::trace::write_step("Chapter", "parameter gradient", p.name + ".grad",
                                tfm::shape_string(p.shape), "");
     }
     // [run backward]
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
     // [memory gradient]
     // Cross-attention gives a <pad> key the weight 0, so no gradient flows back to it: the
     // memory rows of padded source positions get exactly 0.
-    std::printf("\nLargest |d_memory| of every source position of sentence 0:\n");
+    std::printf("\nLargest |grad_memory| of every source position of sentence 0:\n");
     for (std::size_t j = 0; j < S; ++j) {
       float largest = 0.0f;
       for (std::size_t k = 0; k < d; ++k)

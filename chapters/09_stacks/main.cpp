@@ -119,13 +119,13 @@ int main(int argc, char** argv) {
     // the gradient of memory, summed over its layers (every one of them read memory); the
     // encoder's backward starts from it. Each stack ends by scattering its gradient into the
     // rows of its embedding table that its ids looked up.
-    tfm::Tensor3 d_hidden = tfm::Tensor3::from_shape(hidden.shape());
-    rng.fill_normal(d_hidden, 0.0f, 1.0f);
+    tfm::Tensor3 grad_hidden = tfm::Tensor3::from_shape(hidden.shape());
+    rng.fill_normal(grad_hidden, 0.0f, 1.0f);
     {
       tfm::trace::Capture capture;  // folded like the forward: chapter 08 shows the layers' steps
-      traced_input(d_hidden, "upstream gradient", "d_hidden", "batch, tgt_len, d_model");
-      const tfm::Tensor3 d_memory = decoder.backward(d_hidden);
-      encoder.backward(d_memory);
+      traced_input(grad_hidden, "upstream gradient", "grad_hidden", "batch, tgt_len, d_model");
+      const tfm::Tensor3 grad_memory = decoder.backward(grad_hidden);
+      encoder.backward(grad_memory);
       trace_records = capture.records();
     }
     // [run backward]
@@ -149,9 +149,9 @@ int main(int argc, char** argv) {
     tfm::Decoder shared_decoder(config, shared, shared_rng);
     shared_decoder.forward(batch.tgt_in, shared_encoder.forward(batch.src, &src_mask), &tgt_mask,
                            &cross_mask);
-    const tfm::Tensor3 d_shared_memory = shared_decoder.backward(d_hidden);
+    const tfm::Tensor3 grad_shared_memory = shared_decoder.backward(grad_hidden);
     const tfm::Tensor2 decoder_part = shared.weight.grad;
-    shared_encoder.backward(d_shared_memory);
+    shared_encoder.backward(grad_shared_memory);
     const tfm::Tensor2 encoder_part = shared.weight.grad - decoder_part;
     // [shared table]
     std::printf("\nOne shared table: the size of the gradient of every row, by stack\n");

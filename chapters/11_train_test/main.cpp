@@ -23,8 +23,8 @@
 #include "tfm/support/format.hpp"
 #include "tfm/support/progress_bar.hpp"
 #include "tfm/tasks/copy_task.hpp"
-#include "tfm/tasks/evaluation.hpp"
 #include "tfm/tasks/report.hpp"
+#include "tfm/tasks/scoring.hpp"
 #include "tfm/tasks/translation_task.hpp"
 #include "tfm/tasks/vowel_task.hpp"
 #include "tfm/train/trainer.hpp"
@@ -165,13 +165,12 @@ int main(int argc, char** argv) {
               << ", key/value cache):\n";
     const tfm::Clock::time_point testing_started = tfm::Clock::now();
     std::string results =
-        vowels ? results_text(tfm::evaluate_vowels(model, *vowels, o.eval_windows, beam))
-               : results_text(tfm::evaluate_sequences(model, *task, beam));
+        vowels ? results_text(tfm::score_vowels(model, *vowels, o.eval_windows, beam))
+               : results_text(tfm::score_sequences(model, *task, beam));
     if (test_text)
-      results +=
-          "\n" + tfm::test_corpus_results_text(
-                     tfm::evaluate_vowels_on(model, *vowels, *test_text, o.eval_windows, beam),
-                     std::filesystem::path(o.test_corpus).filename().string());
+      results += "\n" + tfm::test_corpus_results_text(
+                            tfm::score_vowels_on(model, *vowels, *test_text, o.eval_windows, beam),
+                            std::filesystem::path(o.test_corpus).filename().string());
     // Decoding is the cost a beam multiplies: the time of the tests above, every text included.
     results += tfm::format("\ntested in %.1f s (%s)\n", tfm::seconds_since(testing_started),
                            beam == 1 ? "greedy" : ("beam " + std::to_string(beam)).c_str());

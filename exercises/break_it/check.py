@@ -40,9 +40,9 @@ def chapter(n):
     return "./tutorial chapter %d" % n
 
 
-# Chapter 05 ends with one entry of dq, dk and dv, each from backward() and from a finite
-# difference of the forward: "  dq[0, 0, 3, 1]   backward -0.42776   finite difference -0.42776".
-GRADIENT_LINE = re.compile(r"^\s+d([qkv])\[[^]]*\]\s+backward\s+(\S+)\s+finite difference\s+(\S+)",
+# Chapter 05 ends with one entry of grad_q, grad_k and grad_v, each from backward() and from a finite
+# difference of the forward: "  grad_q[0, 0, 3, 1]   backward -0.42776   finite difference -0.42776".
+GRADIENT_LINE = re.compile(r"^\s+grad_([qkv])\[[^]]*\]\s+backward\s+(\S+)\s+finite difference\s+(\S+)",
                            re.M)
 
 
@@ -51,7 +51,7 @@ def gradients(output):
     found = {m.group(1): (float(m.group(2)), float(m.group(3)))
              for m in GRADIENT_LINE.finditer(output)}
     if sorted(found) != ["k", "q", "v"]:
-        raise SystemExit("chapter 05 printed no dq, dk and dv lines: has its output changed?")
+        raise SystemExit("chapter 05 printed no grad_q, grad_k and grad_v lines: has its output changed?")
     return found
 
 
@@ -71,7 +71,7 @@ def only_dk_disagrees(output):
 
 
 def dq_dk_sqrt_d_k_times(output):
-    """The forward divides by d_k, the backward still by sqrt(d_k): dq and dk come out sqrt(d_k)
+    """The forward divides by d_k, the backward still by sqrt(d_k): grad_q and grad_k come out sqrt(d_k)
     times too large, exactly. The tutorial runs chapter 05 with --d-k 4."""
     d_k = re.search(r"--d-k (\d+)", output)  # ./tutorial echoes the chapter's command line
     if not d_k:
@@ -82,11 +82,11 @@ def dq_dk_sqrt_d_k_times(output):
 
 
 def dv_agrees_with_finite_differences(output):
-    return "dv[" not in output  # the gradient check's message names the entry: "masked dv[3]"
+    return "grad_v[" not in output  # the gradient check's message names the entry: "masked grad_v[3]"
 
 
 def unmasked_fixtures_pass(output):
-    return not re.search(r"\b(cross|self) (context|weights|dq|dk|dv):", output)
+    return not re.search(r"\b(cross|self) (context|weights|grad_q|grad_k|grad_v):", output)
 
 
 def step_0_passes(output):
@@ -123,7 +123,7 @@ BREAKS = {
         (tests("^softmax:"),
          ["softmax: forward and backward match PyTorch",
           "softmax: backward agrees with finite differences"],
-         ["CHECK( rep.worst < tol )", "dx[", "vs numeric", "softmax max relative error: y"], []),
+         ["CHECK( rep.worst < tol )", "grad_x[", "vs numeric", "softmax max relative error: y"], []),
     ],
     "05_scale_by_d_k": [
         (chapter(5), None, [], [dq_dk_sqrt_d_k_times]),
@@ -131,7 +131,7 @@ BREAKS = {
          ["attention: forward and backward match PyTorch",
           "attention: gradients agree with finite differences"],
          ["self context: max relative error", "self weights: max relative error",
-          "unmasked dq[", "unmasked dk["],
+          "unmasked grad_q[", "unmasked grad_k["],
          [dv_agrees_with_finite_differences]),
     ],
     "05_mask_after_softmax": [

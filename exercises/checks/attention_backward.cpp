@@ -6,8 +6,8 @@
 
 namespace ex {
 void attention_backward(const Tensor& query, const Tensor& key, const Tensor& value,
-                        const Tensor& weights, const Tensor& d_context, Tensor& d_query,
-                        Tensor& d_key, Tensor& d_value);
+                        const Tensor& weights, const Tensor& grad_context, Tensor& grad_query,
+                        Tensor& grad_key, Tensor& grad_value);
 }
 
 using namespace ex;
@@ -22,7 +22,7 @@ struct Grads {
 Grads learner_grads(const AttentionInputs& in) {
   const Tensor weights = library_attention(in.query, in.key, in.value, in.mask).weights;
   Grads g;
-  attention_backward(in.query, in.key, in.value, weights, in.d_context, g.query, g.key, g.value);
+  attention_backward(in.query, in.key, in.value, weights, in.grad_context, g.query, g.key, g.value);
   return g;
 }
 
@@ -35,7 +35,7 @@ const char* const kValueHint = "dV = Aᵀ dC: key j's value gets sum_i A[i, j] *
 
 int main() {
   Report report("attention_backward",
-                "ex::attention_backward(query, key, value, weights, d_context, ...)");
+                "ex::attention_backward(query, key, value, weights, grad_context, ...)");
   struct Size {
     std::size_t B, H, Lq, Lk, d_k, d_v, padded;
   };
@@ -49,56 +49,61 @@ int main() {
     const AttentionInputs in =
         attention_inputs(s.B, s.H, s.Lq, s.Lk, s.d_k, s.d_v, s.padded, seed += 10);
     const AttentionReference ref =
-        library_attention(in.query, in.key, in.value, in.mask, &in.d_context);
+        library_attention(in.query, in.key, in.value, in.mask, &in.grad_context);
     report.check(
-        "d_value against the library, " + size,
-        [&] { return compare("d_value", ref.d_value, learner_grads(in).value, 1e-5f, 1e-3f); },
+        "grad_value against the library, " + size,
+        [&] {
+          return compare("grad_value", ref.grad_value, learner_grads(in).value, 1e-5f, 1e-3f);
+        },
         kValueHint);
     report.check(
-        "d_query against the library, " + size,
-        [&] { return compare("d_query", ref.d_query, learner_grads(in).query, 1e-5f, 1e-3f); },
+        "grad_query against the library, " + size,
+        [&] {
+          return compare("grad_query", ref.grad_query, learner_grads(in).query, 1e-5f, 1e-3f);
+        },
         kSoftmaxHint);
     report.check(
-        "d_key against the library, " + size,
-        [&] { return compare("d_key", ref.d_key, learner_grads(in).key, 1e-5f, 1e-3f); },
+        "grad_key against the library, " + size,
+        [&] { return compare("grad_key", ref.grad_key, learner_grads(in).key, 1e-5f, 1e-3f); },
         kSoftmaxHint);
   }
   const AttentionInputs in = attention_inputs(2, 2, 3, 4, 4, 3, 1, 77);
   const auto loss = [&](const Tensor& q, const Tensor& k, const Tensor& v) {
-    return dot(library_attention(q, k, v, in.mask).context, in.d_context);
+    return dot(library_attention(q, k, v, in.mask).context, in.grad_context);
   };
   Tensor query = in.query, key = in.key, value = in.value;
   report.check(
-      "finite differences of d_query (L = sum(context * d_context))",
+      "finite differences of grad_query (L = sum(context * grad_context))",
       [&] {
-        return finite_differences("d_query", query, learner_grads(in).query,
+        return finite_differences("grad_query", query, learner_grads(in).query,
                                   [&] { return loss(query, key, value); });
       },
       kSoftmaxHint);
   report.check(
-      "finite differences of d_key",
+      "finite differences of grad_key",
       [&] {
-        return finite_differences("d_key", key, learner_grads(in).key,
+        return finite_differences("grad_key", key, learner_grads(in).key,
                                   [&] { return loss(query, key, value); });
       },
       kSoftmaxHint);
   report.check(
-      "finite differences of d_value",
+      "finite differences of grad_value",
       [&] {
-        return finite_differences("d_value", value, learner_grads(in).value,
+        return finite_differences("grad_value", value, learner_grads(in).value,
                                   [&] { return loss(query, key, value); });
       },
       kValueHint);
   report.check(
       "PyTorch's gradients (tests/fixtures/attention/self_*.npy)",
       [&] {
-        Tensor d_query, d_key, d_value;
+        Tensor grad_query, grad_key, grad_value;
         attention_backward(load_fixture("attention/self_q"), load_fixture("attention/self_k"),
                            load_fixture("attention/self_v"), load_fixture("attention/self_weights"),
-                           load_fixture("attention/self_d_context"), d_query, d_key, d_value);
-        for (auto [name, got] : {std::pair<const char*, const Tensor*>{"dq", &d_query},
-                                 {"dk", &d_key},
-                                 {"dv", &d_value}}) {
+                           load_fixture("attention/self_grad_context"), grad_query, grad_key,
+                           grad_value);
+        for (auto [name, got] : {std::pair<const char*, const Tensor*>{"grad_q", &grad_query},
+                                 {"grad_k", &grad_key},
+                                 {"grad_v", &grad_value}}) {
           std::string problem =
               compare(std::string("d") + (name + 1),
                       load_fixture(std::string("attention/self_") + name), *got, 1e-5f, 1e-3f);

@@ -9,15 +9,15 @@
 
 namespace ex::check {
 
-/// The library's forward (and, given d_context, backward) on one set of inputs.
+/// The library's forward (and, given grad_context, backward) on one set of inputs.
 struct AttentionReference {
-  Tensor context, weights, d_query, d_key, d_value;
+  Tensor context, weights, grad_query, grad_key, grad_value;
 };
 
 /// Random inputs of one size: B, H, Lq, Lk, d_k, d_v; the mask blocks the last `padded` keys
 /// of every second sequence (empty when padded is 0).
 struct AttentionInputs {
-  Tensor query, key, value, d_context;
+  Tensor query, key, value, grad_context;
   Mask mask;
 };
 
@@ -39,18 +39,18 @@ inline AttentionInputs attention_inputs(std::size_t B, std::size_t H, std::size_
 
 inline AttentionReference library_attention(const Tensor& query, const Tensor& key,
                                             const Tensor& value, const Mask& mask,
-                                            const Tensor* d_context = nullptr) {
+                                            const Tensor* grad_context = nullptr) {
   tfm::ScaledDotProductAttention attention;
   const tfm::Mask library_mask = mask.rank() > 0 ? to_xt<3>(mask) : tfm::Mask();
   AttentionReference out;
   out.context = to_ex(attention.forward(to_xt<4>(query), to_xt<4>(key), to_xt<4>(value),
                                         mask.rank() > 0 ? &library_mask : nullptr));
   out.weights = to_ex(attention.weights());
-  if (d_context != nullptr) {
-    const auto grads = attention.backward(to_xt<4>(*d_context));
-    out.d_query = to_ex(grads.query);
-    out.d_key = to_ex(grads.key);
-    out.d_value = to_ex(grads.value);
+  if (grad_context != nullptr) {
+    const auto grads = attention.backward(to_xt<4>(*grad_context));
+    out.grad_query = to_ex(grads.query);
+    out.grad_key = to_ex(grads.key);
+    out.grad_value = to_ex(grads.value);
   }
   return out;
 }

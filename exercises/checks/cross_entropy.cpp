@@ -8,7 +8,7 @@
 
 namespace ex {
 float cross_entropy(const Tensor& logits, const Ids& targets, std::int32_t ignore_id,
-                    float smoothing, Tensor& d_logits);
+                    float smoothing, Tensor& grad_logits);
 }
 
 using namespace ex;
@@ -17,15 +17,15 @@ using namespace ex::check;
 namespace {
 
 // The library's loss and gradient on [N, V] logits, as its [1, N, V].
-float library(const Tensor& logits, const Ids& targets, float smoothing, Tensor& d_logits) {
+float library(const Tensor& logits, const Ids& targets, float smoothing, Tensor& grad_logits) {
   tfm::CrossEntropy loss(0, smoothing);
   Tensor batch({1, logits.dim(0), logits.dim(1)});
   batch.flat() = logits.flat();
   Ids batch_targets({1, targets.dim(0)});
   batch_targets.flat() = targets.flat();
   const float value = loss.forward(to_xt<3>(batch), to_xt<2>(batch_targets));
-  d_logits = Tensor(logits.shape());
-  d_logits.flat() = to_ex(loss.backward()).flat();
+  grad_logits = Tensor(logits.shape());
+  grad_logits.flat() = to_ex(loss.backward()).flat();
   return value;
 }
 
@@ -45,14 +45,14 @@ const char* const kLossHint =
     "the mean is over the counted rows (target != ignore_id), not over all N; with smoothing "
     "every class gets smoothing / V, the target 1 - smoothing on top.";
 const char* const kGradHint =
-    "d_logits[n, j] = (p_j - q_j) / counted on counted rows, 0 on ignored rows: softmax minus "
+    "grad_logits[n, j] = (p_j - q_j) / counted on counted rows, 0 on ignored rows: softmax minus "
     "the smoothed target, divided by the number of counted rows.";
 
 }  // namespace
 
 int main() {
   Report report("cross_entropy",
-                "ex::cross_entropy(logits, targets, ignore_id, smoothing, d_logits)");
+                "ex::cross_entropy(logits, targets, ignore_id, smoothing, grad_logits)");
   struct Case {
     std::size_t N, V;
     bool padding;
@@ -76,11 +76,11 @@ int main() {
         },
         kLossHint);
     report.check(
-        "d_logits against the library, " + size,
+        "grad_logits against the library, " + size,
         [&] {
           Tensor d;
           cross_entropy(logits, targets, 0, c.smoothing, d);
-          return compare("d_logits", want_d, d, 1e-6f, 1e-4f);
+          return compare("grad_logits", want_d, d, 1e-6f, 1e-4f);
         },
         kGradHint);
   }
@@ -97,12 +97,12 @@ int main() {
       },
       "subtract the row's maximum before exp (log-sum-exp): exp(1000) overflows a float.");
   report.check(
-      "finite differences of d_logits (smoothing 0.1, with padding)",
+      "finite differences of grad_logits (smoothing 0.1, with padding)",
       [&] {
         Tensor logits = random_tensor({4, 6}, 810, -2.0f, 2.0f), d;
         const Ids targets = targets_for(4, 6, true, 3);
         cross_entropy(logits, targets, 0, 0.1f, d);
-        return finite_differences("d_logits", logits, d, [&] {
+        return finite_differences("grad_logits", logits, d, [&] {
           Tensor unused;
           return double(library(logits, targets, 0.1f, unused));
         });
@@ -121,8 +121,9 @@ int main() {
         std::string problem =
             compare_loss(load_fixture("cross_entropy/smoothed_loss").flat()[0], got);
         return problem.empty()
-                   ? compare("d_logits", as_rows(load_fixture("cross_entropy/smoothed_dlogits")), d,
-                             1e-6f, 1e-3f)
+                   ? compare("grad_logits",
+                             as_rows(load_fixture("cross_entropy/smoothed_grad_logits")), d, 1e-6f,
+                             1e-3f)
                    : problem;
       },
       kLossHint);

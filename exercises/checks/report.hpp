@@ -34,7 +34,7 @@ class Report {
 
 /// "" if `got` has `expected`'s shape and every entry within atol + rtol * |expected|; otherwise
 /// the shape mismatch, or the first wrong entry with its index, both values, and how many are
-/// wrong. `what` names the output (e.g. "d_x"). An empty `got` is called not written yet.
+/// wrong. `what` names the output (e.g. "grad_x"). An empty `got` is called not written yet.
 std::string compare(const std::string& what, const Tensor& expected, const Tensor& got,
                     float atol = 1e-5f, float rtol = 1e-4f);
 /// A known mistake: what it is called and what it computes on the check's inputs.

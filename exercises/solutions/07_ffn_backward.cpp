@@ -33,29 +33,29 @@ Tensor ffn_forward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Te
 }
 
 void ffn_backward(const Tensor& x, const Tensor& w1, const Tensor& b1, const Tensor& w2,
-                  const Tensor& d_y, Tensor& d_x, Tensor& d_w1, Tensor& d_b1, Tensor& d_w2,
-                  Tensor& d_b2) {
+                  const Tensor& grad_y, Tensor& grad_x, Tensor& grad_w1, Tensor& grad_b1,
+                  Tensor& grad_w2, Tensor& grad_b2) {
   const std::size_t N = x.dim(0), d_model = x.dim(1), d_ff = w1.dim(0);
   const Tensor a = pre_activation(x, w1, b1);
-  d_x = Tensor(x.shape());
-  d_w1 = Tensor(w1.shape());
-  d_b1 = Tensor(b1.shape());
-  d_w2 = Tensor(w2.shape());
-  d_b2 = Tensor({d_model});
+  grad_x = Tensor(x.shape());
+  grad_w1 = Tensor(w1.shape());
+  grad_b1 = Tensor(b1.shape());
+  grad_w2 = Tensor(w2.shape());
+  grad_b2 = Tensor({d_model});
   for (std::size_t n = 0; n < N; ++n) {
-    for (std::size_t o = 0; o < d_model; ++o) d_b2(o) += d_y(n, o);
+    for (std::size_t o = 0; o < d_model; ++o) grad_b2(o) += grad_y(n, o);
     for (std::size_t f = 0; f < d_ff; ++f) {
       const float hidden = a(n, f) > 0 ? a(n, f) : 0.0f;
-      float d_hidden = 0.0f;
+      float grad_hidden = 0.0f;
       for (std::size_t o = 0; o < d_model; ++o) {
-        d_w2(o, f) += d_y(n, o) * hidden;
-        d_hidden += d_y(n, o) * w2(o, f);
+        grad_w2(o, f) += grad_y(n, o) * hidden;
+        grad_hidden += grad_y(n, o) * w2(o, f);
       }
-      const float d_a = a(n, f) > 0 ? d_hidden : 0.0f;  // the ReLU's backward
-      d_b1(f) += d_a;
+      const float grad_a = a(n, f) > 0 ? grad_hidden : 0.0f;  // the ReLU's backward
+      grad_b1(f) += grad_a;
       for (std::size_t c = 0; c < d_model; ++c) {
-        d_w1(f, c) += d_a * x(n, c);
-        d_x(n, c) += d_a * w1(f, c);
+        grad_w1(f, c) += grad_a * x(n, c);
+        grad_x(n, c) += grad_a * w1(f, c);
       }
     }
   }

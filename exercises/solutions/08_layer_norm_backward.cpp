@@ -34,28 +34,28 @@ Tensor layer_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& b
   return y;
 }
 
-void layer_norm_backward(const Tensor& x, const Tensor& weight, const Tensor& d_y, float eps,
-                         Tensor& d_x, Tensor& d_weight, Tensor& d_bias) {
+void layer_norm_backward(const Tensor& x, const Tensor& weight, const Tensor& grad_y, float eps,
+                         Tensor& grad_x, Tensor& grad_weight, Tensor& grad_bias) {
   const std::size_t N = x.dim(0), d = x.dim(1);
   Tensor x_hat, inv_std;
   normalise(x, eps, x_hat, inv_std);
-  d_x = Tensor(x.shape());
-  d_weight = Tensor({d});
-  d_bias = Tensor({d});
+  grad_x = Tensor(x.shape());
+  grad_weight = Tensor({d});
+  grad_bias = Tensor({d});
   for (std::size_t n = 0; n < N; ++n) {
-    // d_x = inv_std * (g - mean(g) - x_hat * mean(g * x_hat)), g = d_y * weight.
+    // grad_x = inv_std * (g - mean(g) - x_hat * mean(g * x_hat)), g = grad_y * weight.
     float mean_g = 0.0f, mean_g_xhat = 0.0f;
     for (std::size_t c = 0; c < d; ++c) {
-      const float g = d_y(n, c) * weight(c);
+      const float g = grad_y(n, c) * weight(c);
       mean_g += g;
       mean_g_xhat += g * x_hat(n, c);
-      d_weight(c) += d_y(n, c) * x_hat(n, c);
-      d_bias(c) += d_y(n, c);
+      grad_weight(c) += grad_y(n, c) * x_hat(n, c);
+      grad_bias(c) += grad_y(n, c);
     }
     mean_g /= float(d);
     mean_g_xhat /= float(d);
     for (std::size_t c = 0; c < d; ++c)
-      d_x(n, c) = inv_std(n) * (d_y(n, c) * weight(c) - mean_g - x_hat(n, c) * mean_g_xhat);
+      grad_x(n, c) = inv_std(n) * (grad_y(n, c) * weight(c) - mean_g - x_hat(n, c) * mean_g_xhat);
   }
 }
 

@@ -15,14 +15,14 @@ Tensor embed(const Ids& ids, const Tensor& table, const Tensor& pe) {
   return x;
 }
 
-Tensor embed_backward(const Ids& ids, const Tensor& d_x, std::size_t vocab_size) {
-  const std::size_t B = ids.dim(0), L = ids.dim(1), d = d_x.dim(2);
+Tensor embed_backward(const Ids& ids, const Tensor& grad_x, std::size_t vocab_size) {
+  const std::size_t B = ids.dim(0), L = ids.dim(1), d = grad_x.dim(2);
   const float scale = std::sqrt(float(d));
-  Tensor d_table({vocab_size, d});
+  Tensor grad_table({vocab_size, d});
   for (std::size_t b = 0; b < B; ++b)
     for (std::size_t l = 0; l < L; ++l)
-      for (std::size_t c = 0; c < d; ++c) d_table(ids(b, l), c) += d_x(b, l, c) * scale;
-  return d_table;
+      for (std::size_t c = 0; c < d; ++c) grad_table(ids(b, l), c) += grad_x(b, l, c) * scale;
+  return grad_table;
 }
 
 }  // namespace ex

@@ -7,9 +7,9 @@
 namespace ex {
 
 float cross_entropy(const Tensor& logits, const Ids& targets, std::int32_t ignore_id,
-                    float smoothing, Tensor& d_logits) {
+                    float smoothing, Tensor& grad_logits) {
   const std::size_t N = logits.dim(0), V = logits.dim(1);
-  d_logits = Tensor(logits.shape());
+  grad_logits = Tensor(logits.shape());
   std::size_t counted = 0;
   for (std::size_t n = 0; n < N; ++n) counted += targets(n) != ignore_id;
   if (counted == 0) return 0.0f;
@@ -26,7 +26,7 @@ float cross_entropy(const Tensor& logits, const Ids& targets, std::int32_t ignor
       const double log_p = logits(n, j) - log_sum;
       total -= q * log_p;
       // d(-sum_j q_j log p_j)/dz_j = p_j - q_j (q sums to 1), then the mean.
-      d_logits(n, j) = float((std::exp(log_p) - q) / double(counted));
+      grad_logits(n, j) = float((std::exp(log_p) - q) / double(counted));
     }
   }
   return float(total / double(counted));

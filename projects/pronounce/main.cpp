@@ -7,9 +7,9 @@
 #include <iostream>
 #include <optional>
 
-#include "pronounce/evaluation.hpp"
 #include "pronounce/letter_to_sound.hpp"
 #include "pronounce/report.hpp"
+#include "pronounce/scoring.hpp"
 #include "pronounce/task.hpp"
 #include "tfm/decode/decoding.hpp"
 #include "tfm/machinery/command_line.hpp"
@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
               << ", key/value cache):\n";
     std::vector<std::size_t> beams;  // greedy, then beam search with K = 1 .. --max-beam
     for (std::size_t k = 1; k <= o.max_beam; ++k) beams.push_back(k);
-    const std::string results = results_text(pronounce::evaluate_pronunciations(
-        model, task, o.eval_words, beams, *festival, o.lts_rules));
+    const std::string results = results_text(
+        pronounce::score_pronunciations(model, task, o.eval_words, beams, *festival, o.lts_rules));
     std::cout << "\n" << results;
     run.write_results(trained + "\n" + results, std::cout);
 

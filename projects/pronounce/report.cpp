@@ -6,7 +6,7 @@ namespace pronounce {
 
 using tfm::format;
 
-std::string results_text(const PronunciationEvaluation& r) {
+std::string results_text(const PronunciationScores& r) {
   std::string text = "CMUdict 0.4 (Festival's copy): " + r.data;
   text += format(
       "Test words (5%% of the words, by a hash of the word; never trained on): %zu of %zu "

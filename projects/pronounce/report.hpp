@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "pronounce/evaluation.hpp"
+#include "pronounce/scoring.hpp"
 
 namespace pronounce {
 
 /// The results as the program prints them: the error rates of every decoding with its time, of
 /// Festival's rules and of published systems (marked as measured elsewhere), and examples.
-std::string results_text(const PronunciationEvaluation& results);
+std::string results_text(const PronunciationScores& results);
 
 }  // namespace pronounce

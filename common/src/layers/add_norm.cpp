@@ -27,14 +27,14 @@ Tensor3 AddNorm::forward(const Tensor3& residual, Tensor3 sublayer_output) {
 // [add norm forward]
 
 // [add norm backward]
-AddNorm::Grads AddNorm::backward(const Tensor3& d_y) {
-  Tensor3 d_sum = norm.backward(d_y);
+AddNorm::Grads AddNorm::backward(const Tensor3& grad_y) {
+  Tensor3 grad_sum = norm.backward(grad_y);
   // The sum passes its gradient unchanged to the residual and through dropout to the sub-layer.
-  traced(d_sum, "backward x + ...: to the residual, unchanged", "d_residual",
+  traced(grad_sum, "backward x + ...: to the residual, unchanged", "grad_residual",
          "batch, len, d_model");
-  Tensor3 d_sublayer = traced(dropout_.backward(d_sum), "backward dropout: to the sub-layer",
-                              "d_sublayer", "batch, len, d_model");
-  return {std::move(d_sum), std::move(d_sublayer)};
+  Tensor3 grad_sublayer = traced(dropout_.backward(grad_sum), "backward dropout: to the sub-layer",
+                                 "grad_sublayer", "batch, len, d_model");
+  return {std::move(grad_sum), std::move(grad_sublayer)};
 }
 // [add norm backward]
 

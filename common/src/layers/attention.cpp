@@ -105,16 +105,18 @@ Tensor4 ScaledDotProductAttention::attend(const Tensor4& query, const Tensor4& k
   // [sdpa forward context]
 }
 
-ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tensor4& d_context) {
+ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tensor4& grad_context) {
   // [sdpa backward inputs]
-  // d_context [B, H, Lq, d_v] -> d_query [B, H, Lq, d_k], d_key [B, H, Lk, d_k], d_value [B, H, Lk, d_v]
+  // grad_context [B, H, Lq, d_v] -> grad_query [B, H, Lq, d_k], grad_key [B, H, Lk, d_k],
+  //                                 grad_value [B, H, Lk, d_v]
   // Forward's steps in reverse:
   //   C = A V               ->  dV = Aᵀ dC,  dA = dC Vᵀ
   //   A = softmax(S)        ->  dS = A * (dA - rowsum(dA * A)), 0 where blocked
   //   S = Q Kᵀ / sqrt(d_k)  ->  dQ = dS K / sqrt(d_k),  dK = dSᵀ Q / sqrt(d_k)
-  // (Q, K, V, S, A, C are query, key, value, scores, weights, context; d_<name> its gradient.)
+  // (Q, K, V, S, A, C are query, key, value, scores, weights, context; a formula's dX is the
+  // code's grad_<name>.)
   require(has_forward_, kName, "backward called before forward");
-  require_shape(std::string(kName) + " backward", "d_context", d_context,
+  require_shape(std::string(kName) + " backward", "grad_context", grad_context,
                 {query_.shape(0), query_.shape(1), query_.shape(2), value_.shape(3)},
                 "(batch, heads, len_q, d_v)");
   const Tensor4& weights = weights_;
@@ -122,30 +124,30 @@ ScaledDotProductAttention::Grads ScaledDotProductAttention::backward(const Tenso
 
   // [sdpa backward context]
   // dV = Aᵀ dC: [Lk, Lq] · [Lq, d_v] per (batch, head)
-  Tensor4 d_value = traced(matmul(weights, d_context, Op::kTransposed, Op::kPlain), "backward",
-                           "dV = A^T dC", kValueAxes);
+  Tensor4 grad_value = traced(matmul(weights, grad_context, Op::kTransposed, Op::kPlain),
+                              "backward", "dV = A^T dC", kValueAxes);
   // dA = dC Vᵀ: [Lq, d_v] · [d_v, Lk]
-  Tensor4 d_weights = traced(matmul(d_context, value_, Op::kPlain, Op::kTransposed), "backward",
-                             "dA = dC V^T", kScoreAxes);
+  Tensor4 grad_weights = traced(matmul(grad_context, value_, Op::kPlain, Op::kTransposed),
+                                "backward", "dA = dC V^T", kScoreAxes);
   // [sdpa backward context]
 
   // [sdpa backward softmax]
   // dS = softmax backward of dA (in place). A blocked score was overwritten by a constant, so
   // its gradient is 0. In a row with an allowed key, A = 0 at the blocked keys and dS is 0
   // already; a fully blocked row (uniform A) needs it set, as masked_fill's backward does.
-  Tensor4 d_scores = softmax_rows_backward(weights, std::move(d_weights));
-  if (has_mask_) d_scores = fill_blocked(std::move(d_scores), mask_, 0.0f);
-  traced(d_scores, "backward", "dS = softmax'(dA)", kScoreAxes);
+  Tensor4 grad_scores = softmax_rows_backward(weights, std::move(grad_weights));
+  if (has_mask_) grad_scores = fill_blocked(std::move(grad_scores), mask_, 0.0f);
+  traced(grad_scores, "backward", "dS = softmax'(dA)", kScoreAxes);
   // [sdpa backward softmax]
 
   // [sdpa backward scores]
   // dQ = dS K / sqrt(d_k): [Lq, Lk] · [Lk, d_k];  dK = dSᵀ Q / sqrt(d_k): [Lk, Lq] · [Lq, d_k]
   const float scale = 1.0f / std::sqrt(static_cast<float>(query_.shape(3)));
-  Tensor4 d_query = traced(matmul(d_scores, key_, Op::kPlain, Op::kPlain, scale), "backward",
-                           "dQ = dS K / sqrt(d_k)", kQueryAxes);
-  Tensor4 d_key = traced(matmul(d_scores, query_, Op::kTransposed, Op::kPlain, scale), "backward",
-                         "dK = dS^T Q / sqrt(d_k)", kKeyAxes);
-  return {std::move(d_query), std::move(d_key), std::move(d_value)};
+  Tensor4 grad_query = traced(matmul(grad_scores, key_, Op::kPlain, Op::kPlain, scale), "backward",
+                              "dQ = dS K / sqrt(d_k)", kQueryAxes);
+  Tensor4 grad_key = traced(matmul(grad_scores, query_, Op::kTransposed, Op::kPlain, scale),
+                            "backward", "dK = dS^T Q / sqrt(d_k)", kKeyAxes);
+  return {std::move(grad_query), std::move(grad_key), std::move(grad_value)};
   // [sdpa backward scores]
 }
 

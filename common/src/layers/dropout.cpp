@@ -56,20 +56,20 @@ void Dropout::skip(std::size_t forwards) {
 }
 
 // [dropout backward]
-Tensor3 Dropout::backward(Tensor3&& d_y) {
-  // d_y: [B, L, d]  ->  d_x: [B, L, d], written over d_y; y = x * mask / (1-p), so
-  // d_x = d_y * mask / (1-p) with forward's mask.
-  require(d_y.shape() == shape_, "Dropout backward",
-          "dy has shape " + shape_string(d_y.shape()) + ", but forward's input had " +
+Tensor3 Dropout::backward(Tensor3&& grad_y) {
+  // grad_y: [B, L, d]  ->  grad_x: [B, L, d], written over grad_y; y = x * mask / (1-p), so
+  // grad_x = grad_y * mask / (1-p) with forward's mask.
+  require(grad_y.shape() == shape_, "Dropout backward",
+          "grad_y has shape " + shape_string(grad_y.shape()) + ", but forward's input had " +
               shape_string(shape_));
-  if (!masked_) return std::move(d_y);
+  if (!masked_) return std::move(grad_y);
   const float scale = 1.0f / (1.0f - p_);
   const std::uint8_t* m = mask_.data();
-  float* g = d_y.data();
-  const std::size_t n = d_y.size();
+  float* g = grad_y.data();
+  const std::size_t n = grad_y.size();
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) g[i] = m[i] ? g[i] * scale : 0.0f;
-  return std::move(d_y);
+  return std::move(grad_y);
 }
 // [dropout backward]
 

@@ -52,26 +52,26 @@ Tensor3 Embedding::forward(const TokenIds& ids) {
 }
 // [embedding forward]
 
-void Embedding::backward(const Tensor3& d_y) {
-  backward(ids_, d_y);
+void Embedding::backward(const Tensor3& grad_y) {
+  backward(ids_, grad_y);
 }
 
 // [embedding backward]
-void Embedding::backward(const TokenIds& ids, const Tensor3& d_y) {
-  // d_y [B, L, d_model] -> weight.grad [vocab, d_model]: the lookup copied row ids[b, l] to
+void Embedding::backward(const TokenIds& ids, const Tensor3& grad_y) {
+  // grad_y [B, L, d_model] -> weight.grad [vocab, d_model]: the lookup copied row ids[b, l] to
   // position (b, l), so its gradient is scattered back there. A token that occurs several times
   // collects the sum of the gradients of all its occurrences (hence +=, never =).
-  require_shape("Embedding backward", "dy", d_y, {ids.shape(0), ids.shape(1), d_model_},
+  require_shape("Embedding backward", "grad_y", grad_y, {ids.shape(0), ids.shape(1), d_model_},
                 "(batch, len, d_model)");
   check_ids(ids);
   const std::size_t d = d_model_;
   for (std::size_t t = 0; t < ids.size(); ++t) {
     float* grad_row = weight.grad.data() + static_cast<std::size_t>(ids.data()[t]) * d;
-    const float* g = d_y.data() + t * d;
+    const float* g = grad_y.data() + t * d;
     for (std::size_t j = 0; j < d; ++j) grad_row[j] += g[j] * scale_;
   }
-  traced(weight.grad, "backward: scatter-add dx * sqrt(d_model) into the ids' rows", "d_weight",
-         "vocab, d_model");
+  traced(weight.grad, "backward: scatter-add grad_x * sqrt(d_model) into the ids' rows",
+         "grad_weight", "vocab, d_model");
 }
 // [embedding backward]
 

@@ -36,17 +36,17 @@ Tensor3 FeedForward::forward(const Tensor3& x) {
 // [ffn forward]
 
 // [ffn backward]
-Tensor3 FeedForward::backward(const Tensor3& d_output) {
-  // d_output [B, L, d_model] -> d_x [B, L, d_model], each step's backward in reverse order:
-  //   y = h2 W_2ᵀ + b_2          ->  dh2 = d_y W_2              (and dW_2 += d_yᵀ h2, db_2 += Σ d_y)
-  //   h2 = h1 * mask / (1 - p)   ->  dh1 = dh2 * mask / (1 - p) (the same mask as forward)
-  //   h1 = max(0, a)             ->  da = dh1 where a > 0, else 0
-  //   a = x W_1ᵀ + b_1           ->  d_x = da W_1               (and dW_1, db_1)
-  // (In the code h is h1 and h2 both, as in forward, and d_h its gradient.)
-  Tensor3 d_h = traced(linear2.backward(d_output), "backward linear2", "dh", kHidden);
-  d_h = traced(dropout_.backward(std::move(d_h)), "backward dropout", "dh", kHidden);
-  d_h = traced(relu_.backward(std::move(d_h)), "backward relu", "dh", kHidden);
-  return traced(linear1.backward(d_h), "backward linear1", "dx", kModel);
+Tensor3 FeedForward::backward(const Tensor3& grad_output) {
+  // grad_output [B, L, d_model] -> grad_x [B, L, d_model], each step's backward in reverse order:
+  //   y = h2 W_2ᵀ + b_2         ->  grad_h2 = grad_y W_2  (grad_W_2 += grad_yᵀ h2, grad_b_2)
+  //   h2 = h1 * mask / (1 - p)  ->  grad_h1 = grad_h2 * mask / (1 - p)  (the mask of forward)
+  //   h1 = max(0, a)            ->  grad_a = grad_h1 where a > 0, else 0
+  //   a = x W_1ᵀ + b_1          ->  grad_x = grad_a W_1  (and grad_W_1, grad_b_1)
+  // (In the code h is h1 and h2 both, as in forward, and grad_h its gradient.)
+  Tensor3 grad_h = traced(linear2.backward(grad_output), "backward linear2", "grad_h", kHidden);
+  grad_h = traced(dropout_.backward(std::move(grad_h)), "backward dropout", "grad_h", kHidden);
+  grad_h = traced(relu_.backward(std::move(grad_h)), "backward relu", "grad_h", kHidden);
+  return traced(linear1.backward(grad_h), "backward linear1", "grad_x", kModel);
 }
 // [ffn backward]
 

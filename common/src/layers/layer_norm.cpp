@@ -60,46 +60,50 @@ Tensor3 LayerNorm::forward(const Tensor3& x) {
 // [layer norm forward]
 
 // [layer norm backward]
-Tensor3 LayerNorm::backward(const Tensor3& d_y) {
-  // d_y: [B, L, d]  ->  d_x: [B, L, d]
+Tensor3 LayerNorm::backward(const Tensor3& grad_y) {
+  // grad_y: [B, L, d]  ->  grad_x: [B, L, d]
   require(x_hat_.size() > 0, "LayerNorm backward", "called before forward");
-  require_shape("LayerNorm backward", "dy", d_y, {x_hat_.shape(0), x_hat_.shape(1), d_},
+  require_shape("LayerNorm backward", "grad_y", grad_y, {x_hat_.shape(0), x_hat_.shape(1), d_},
                 "(batch, len, d_model)");
-  const std::size_t rows = d_y.shape(0) * d_y.shape(1);
+  const std::size_t rows = grad_y.shape(0) * grad_y.shape(1);
   const float* w = weight.value.data();
-  float* dw = weight.grad.data();
-  float* db = bias.grad.data();
-  Tensor3 d_x = Tensor3::from_shape(d_y.shape());
+  float* grad_w = weight.grad.data();
+  float* grad_b = bias.grad.data();
+  Tensor3 grad_x = Tensor3::from_shape(grad_y.shape());
   const double inv_d = 1.0 / static_cast<double>(d_);
-  // y = w ⊙ x̂ + b: the parameters see d_y directly, summed over all rows.
+  // y = w ⊙ x̂ + b: the parameters see grad_y directly, summed over all rows.
   for (std::size_t r = 0; r < rows; ++r) {
-    const float* d_y_row = d_y.data() + r * d_;
+    const float* grad_y_row = grad_y.data() + r * d_;
     const float* x_hat = x_hat_.data() + r * d_;
     for (std::size_t j = 0; j < d_; ++j) {
-      dw[j] += d_y_row[j] * x_hat[j];
-      db[j] += d_y_row[j];
+      grad_w[j] += grad_y_row[j] * x_hat[j];
+      grad_b[j] += grad_y_row[j];
     }
   }
-  // x̂ sees d_x̂ = d_y ⊙ w. Every row's d_x depends on that row alone: the threads share the rows.
+  // x̂ sees grad_x̂ = grad_y ⊙ w. Every row's grad_x depends on that row alone: the threads share
+  // the rows.
 #pragma omp parallel for if (rows * d_ > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
-    const float* d_y_row = d_y.data() + r * d_;
+    const float* grad_y_row = grad_y.data() + r * d_;
     const float* x_hat = x_hat_.data() + r * d_;
-    float* d_x_row = d_x.data() + r * d_;
-    // x̂ = (x - μ)/σ depends on x three ways (directly, through μ, through σ); pushing d_x̂ back
-    // through all three gives d_x = (1/σ) (d_x̂ - mean(d_x̂) - x̂ mean(d_x̂ ⊙ x̂)). The two means
-    // remove exactly the directions that normalisation cannot change: a shift and a rescaling.
-    double sum_d_x_hat = 0.0, sum_d_x_hat_x_hat = 0.0;
-    sums_of_products(d_y_row, w, x_hat, d_, sum_d_x_hat, sum_d_x_hat_x_hat);  // d_x̂ = d_y ⊙ w
-    const float mean_d_x_hat = static_cast<float>(sum_d_x_hat * inv_d);
-    const float mean_d_x_hat_x_hat = static_cast<float>(sum_d_x_hat_x_hat * inv_d);
+    float* grad_x_row = grad_x.data() + r * d_;
+    // x̂ = (x - μ)/σ depends on x three ways (directly, through μ, through σ); pushing grad_x̂
+    // back through all three gives grad_x = (1/σ) (grad_x̂ - mean(grad_x̂) - x̂ mean(grad_x̂ ⊙ x̂)).
+    // The two means remove exactly the directions that normalisation cannot change: a shift and a
+    // rescaling.
+    double sum_grad_x_hat = 0.0, sum_grad_x_hat_x_hat = 0.0;
+    sums_of_products(grad_y_row, w, x_hat, d_, sum_grad_x_hat,
+                     sum_grad_x_hat_x_hat);  // grad_x̂ = grad_y ⊙ w
+    const float mean_grad_x_hat = static_cast<float>(sum_grad_x_hat * inv_d);
+    const float mean_grad_x_hat_x_hat = static_cast<float>(sum_grad_x_hat_x_hat * inv_d);
     const float inv_std = inv_std_[r];
     for (std::size_t j = 0; j < d_; ++j)
-      d_x_row[j] = inv_std * (d_y_row[j] * w[j] - mean_d_x_hat - x_hat[j] * mean_d_x_hat_x_hat);
+      grad_x_row[j] =
+          inv_std * (grad_y_row[j] * w[j] - mean_grad_x_hat - x_hat[j] * mean_grad_x_hat_x_hat);
   }
-  traced(d_x, "backward normalise (d_weight, d_bias summed over rows)", "dx",
+  traced(grad_x, "backward normalise (grad_weight, grad_bias summed over rows)", "grad_x",
          "batch, len, d_model");
-  return d_x;
+  return grad_x;
 }
 // [layer norm backward]
 

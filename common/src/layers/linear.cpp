@@ -56,14 +56,14 @@ void Linear::check_input(const Tensor3& x) const {
 }
 
 // [linear backward]
-Tensor3 Linear::backward(const Tensor3& d_y) {
-  // d_y [B, L, out] -> d_x [B, L, in]
+Tensor3 Linear::backward(const Tensor3& grad_y) {
+  // grad_y [B, L, out] -> grad_x [B, L, in]
   require(has_forward_, "Linear backward", "called before forward");
-  require_shape("Linear backward", "dy", d_y, {x_.shape(0), x_.shape(1), out_},
+  require_shape("Linear backward", "grad_y", grad_y, {x_.shape(0), x_.shape(1), out_},
                 "(batch, len, out_features)");
-  matmul_accumulate(weight.grad, d_y, x_, Op::kTransposed, Op::kPlain);  // dW += dyᵀ x
-  if (bias.present()) add_row_sums(bias.grad, d_y);                      // db += Σ_rows dy
-  return matmul(d_y, weight.value);                                      // dx = dy W
+  matmul_accumulate(weight.grad, grad_y, x_, Op::kTransposed, Op::kPlain);  // dW += dyᵀ x
+  if (bias.present()) add_row_sums(bias.grad, grad_y);                      // db += Σ_rows dy
+  return matmul(grad_y, weight.value);                                      // dx = dy W
 }
 // [linear backward]
 

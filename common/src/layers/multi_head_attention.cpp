@@ -142,39 +142,44 @@ Tensor3 MultiHeadAttention::forward(const Tensor3& query_input, const Tensor3& m
 // [mha forward]
 
 // [mha backward]
-MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& d_output) {
-  // d_output [B, Lq, d_model] -> query_input [B, Lq, d_model], memory [B, Lk, d_model]
+MultiHeadAttention::Grads MultiHeadAttention::backward(const Tensor3& grad_output) {
+  // grad_output [B, Lq, d_model] -> query_input [B, Lq, d_model], memory [B, Lk, d_model]
   // Forward, step by step, and the backward of each step, run in reverse order:
-  //   output = concat W_Oᵀ (+ b_O)        ->  d_concat = d_output W_O        (Linear backward)
-  //   concat = concat_heads(C)            ->  dC = split_heads(d_concat)     (the inverse copy)
+  //   output = concat W_Oᵀ (+ b_O)        ->  grad_concat = grad_output W_O  (Linear backward)
+  //   concat = concat_heads(C)            ->  dC = split_heads(grad_concat)  (the inverse copy)
   //   C = Attention(Qh, Kh, Vh)           ->  dQh, dKh, dVh                  (chapter 05)
   //   Qh = split_heads(Q), likewise K, V  ->  dQ = concat_heads(dQh), ...
-  // (Q, K, V are query, key, value in the code; d_<name> is the gradient of <name>.)
-  //   Q = query_input W_Qᵀ                ->  d_query_input = dQ W_Q
-  //   K = memory W_Kᵀ, V = memory W_Vᵀ    ->  d_memory = dK W_K + dV W_V     (memory feeds both)
-  // Each Linear backward also accumulates its own dW = dyᵀ x and db = Σ d_y.
+  // (Q, K, V are query, key, value in the code; a formula's dX is the code's grad_<name>.)
+  //   Q = query_input W_Qᵀ                ->  grad_query_input = dQ W_Q
+  //   K = memory W_Kᵀ, V = memory W_Vᵀ    ->  grad_memory = dK W_K + dV W_V  (memory feeds both)
+  // Each Linear backward also accumulates its own dW = dyᵀ x and db = Σ dy.
   require(has_forward_, kName, "backward called before forward");
-  require_shape(std::string(kName) + " backward", "d_output", d_output, {batch_, len_q_, d_model_},
-                "(batch, len_q, d_model)");
-  const Tensor3 d_concat = traced(w_o.backward(d_output), "backward W_O", "d_concat", kLenQ);
-  const Tensor4 d_context =
-      traced(split_heads(d_concat, n_heads_), "backward concat", "d_context", kHeadsContext);
+  require_shape(std::string(kName) + " backward", "grad_output", grad_output,
+                {batch_, len_q_, d_model_}, "(batch, len_q, d_model)");
+  const Tensor3 grad_concat =
+      traced(w_o.backward(grad_output), "backward W_O", "grad_concat", kLenQ);
+  const Tensor4 grad_context =
+      traced(split_heads(grad_concat, n_heads_), "backward concat", "grad_context", kHeadsContext);
 
-  ScaledDotProductAttention::Grads d_head_inputs;
+  ScaledDotProductAttention::Grads grad_head_inputs;
   {
     trace::Scope scope("ScaledDotProductAttention backward");
-    d_head_inputs = attention_.backward(d_context);
+    grad_head_inputs = attention_.backward(grad_context);
   }
 
-  const Tensor3 d_query = traced(concat_heads(d_head_inputs.query), "backward split", "dQ", kLenQ);
-  const Tensor3 d_key = traced(concat_heads(d_head_inputs.key), "backward split", "dK", kLenK);
-  const Tensor3 d_value = traced(concat_heads(d_head_inputs.value), "backward split", "dV", kLenK);
+  const Tensor3 grad_query =
+      traced(concat_heads(grad_head_inputs.query), "backward split", "dQ", kLenQ);
+  const Tensor3 grad_key =
+      traced(concat_heads(grad_head_inputs.key), "backward split", "dK", kLenK);
+  const Tensor3 grad_value =
+      traced(concat_heads(grad_head_inputs.value), "backward split", "dV", kLenK);
 
-  Tensor3 d_query_input = traced(w_q.backward(d_query), "backward W_Q", "d_query_input", kLenQ);
-  Tensor3 d_memory = w_k.backward(d_key);
-  add_into(d_memory, w_v.backward(d_value));  // the memory fed both the keys and the values
-  traced(d_memory, "backward W_K, W_V", "d_memory", kLenK);
-  return {std::move(d_query_input), std::move(d_memory)};
+  Tensor3 grad_query_input =
+      traced(w_q.backward(grad_query), "backward W_Q", "grad_query_input", kLenQ);
+  Tensor3 grad_memory = w_k.backward(grad_key);
+  add_into(grad_memory, w_v.backward(grad_value));  // the memory fed both the keys and the values
+  traced(grad_memory, "backward W_K, W_V", "grad_memory", kLenK);
+  return {std::move(grad_query_input), std::move(grad_memory)};
 }
 // [mha backward]
 

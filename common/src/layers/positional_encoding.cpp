@@ -55,8 +55,8 @@ void PositionalEncoding::add_to(Tensor3& x, std::size_t offset) const {
 // [pe add]
 
 // [pe backward]
-const Tensor3& PositionalEncoding::backward(const Tensor3& d_x) const {
-  return traced(d_x, "backward: no parameters, the gradient passes unchanged", "dx",
+const Tensor3& PositionalEncoding::backward(const Tensor3& grad_x) const {
+  return traced(grad_x, "backward: no parameters, the gradient passes unchanged", "grad_x",
                 "batch, len, d_model");
 }
 // [pe backward]

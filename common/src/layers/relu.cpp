@@ -30,18 +30,18 @@ Tensor3 ReLU::forward(Tensor3&& x) {
 // [relu forward]
 
 // [relu backward]
-Tensor3 ReLU::backward(Tensor3&& d_y) {
-  // d_y: [B, L, d]  ->  d_x: [B, L, d], written over d_y
-  // d max(0, x)/d_x is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
-  require(d_y.shape() == positive_.shape(), "ReLU backward",
-          "dy has shape " + shape_string(d_y.shape()) + ", but forward produced " +
+Tensor3 ReLU::backward(Tensor3&& grad_y) {
+  // grad_y: [B, L, d]  ->  grad_x: [B, L, d], written over grad_y
+  // d max(0, x)/dx is 1 for x > 0 and 0 for x < 0; at x = 0 we take 0, as PyTorch does.
+  require(grad_y.shape() == positive_.shape(), "ReLU backward",
+          "grad_y has shape " + shape_string(grad_y.shape()) + ", but forward produced " +
               shape_string(positive_.shape()));
   const std::uint8_t* positive = positive_.data();
-  float* g = d_y.data();
-  const std::size_t n = d_y.size();
+  float* g = grad_y.data();
+  const std::size_t n = grad_y.size();
 #pragma omp parallel for simd if (n > (1 << 16))
   for (std::size_t i = 0; i < n; ++i) g[i] = positive[i] ? g[i] : 0.0f;
-  return std::move(d_y);
+  return std::move(grad_y);
 }
 // [relu backward]
 

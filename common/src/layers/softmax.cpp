@@ -24,16 +24,16 @@ void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols) 
 // [softmax forward]
 
 // [softmax backward]
-void softmax_rows_backward(const float* y, const float* d_y, float* d_x, std::size_t rows,
+void softmax_rows_backward(const float* y, const float* grad_y, float* grad_x, std::size_t rows,
                            std::size_t cols) {
-  // y, d_y, d_x: [rows, cols].
+  // y, grad_y, grad_x: [rows, cols].
   // The Jacobian of one row is dy_i/dx_j = y_i (δ_ij - y_j), so the vector-Jacobian product is
   // dx_j = y_j (dy_j - Σ_i dy_i y_i): one dot product per row, never the [cols, cols] matrix.
 #pragma omp parallel for if (rows * cols > (1 << 15))
   for (std::size_t r = 0; r < rows; ++r) {
     const float* yr = y + r * cols;
-    const float* dyr = d_y + r * cols;
-    float* dxr = d_x + r * cols;
+    const float* dyr = grad_y + r * cols;
+    float* dxr = grad_x + r * cols;
     const float dy_dot_y = dot(dyr, yr, cols);
     for (std::size_t j = 0; j < cols; ++j) dxr[j] = yr[j] * (dyr[j] - dy_dot_y);
   }

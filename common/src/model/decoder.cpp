@@ -48,28 +48,28 @@ Tensor3 Decoder::forward(const TokenIds& tgt_in, const Tensor3& memory, const Ma
 // [decoder forward]
 
 // [decoder backward]
-Tensor3 Decoder::backward(const Tensor3& d_hidden) {
+Tensor3 Decoder::backward(const Tensor3& grad_hidden) {
   trace::Scope scope("Decoder backward");
-  Tensor3 d_x = d_hidden;
-  Tensor3 d_memory;
+  Tensor3 grad_x = grad_hidden;
+  Tensor3 grad_memory;
   for (std::size_t i = layers.size(); i-- > 0;) {
     trace::Scope layer_scope("decoder layer " + std::to_string(i) + " backward");
-    DecoderLayer::Grads d_layer = layers[i].backward(d_x);
-    d_x = std::move(d_layer.x);
+    DecoderLayer::Grads grad_layer = layers[i].backward(grad_x);
+    grad_x = std::move(grad_layer.x);
     // Every layer reads the same memory, so their contributions add up.
-    if (d_memory.size() == 0)
-      d_memory = std::move(d_layer.memory);
+    if (grad_memory.size() == 0)
+      grad_memory = std::move(grad_layer.memory);
     else
-      add_into(d_memory, d_layer.memory);
+      add_into(grad_memory, grad_layer.memory);
   }
-  traced(d_memory, "encoder output's gradient, summed over the layers", "d_memory",
+  traced(grad_memory, "encoder output's gradient, summed over the layers", "grad_memory",
          "batch, src_len, d_model");
-  d_x = traced(dropout_.backward(std::move(d_x)), "backward dropout", "d_x",
-               "batch, tgt_len, d_model");
+  grad_x = traced(dropout_.backward(std::move(grad_x)), "backward dropout", "grad_x",
+                  "batch, tgt_len, d_model");
   // Adding the positional table is the identity for the gradient. The embedding table may be
   // shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(tgt_in_, positions_.backward(d_x));
-  return d_memory;
+  embedding_->backward(tgt_in_, positions_.backward(grad_x));
+  return grad_memory;
 }
 // [decoder backward]
 

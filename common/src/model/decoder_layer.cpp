@@ -53,33 +53,34 @@ Tensor3 DecoderLayer::forward(const Tensor3& x, const Tensor3& memory, const Mas
 // [decoder layer forward]
 
 // [decoder layer backward]
-DecoderLayer::Grads DecoderLayer::backward(const Tensor3& d_y) {
+DecoderLayer::Grads DecoderLayer::backward(const Tensor3& grad_y) {
   // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
   // their gradients add.
-  auto [d_h2, d_transformed] = norm3.backward(d_y);
+  auto [grad_h2, grad_transformed] = norm3.backward(grad_y);
   {
     trace::Scope scope("feed-forward backward");
-    add_into(d_h2, ffn.backward(d_transformed));
+    add_into(grad_h2, ffn.backward(grad_transformed));
   }
-  traced(d_h2, "residual + feed-forward paths add", "d_h2", "batch, tgt_len, d_model");
-  auto [d_h1, d_crossed] = norm2.backward(d_h2);
-  MultiHeadAttention::Grads d_cross;
+  traced(grad_h2, "residual + feed-forward paths add", "grad_h2", "batch, tgt_len, d_model");
+  auto [grad_h1, grad_crossed] = norm2.backward(grad_h2);
+  MultiHeadAttention::Grads grad_cross;
   {
     trace::Scope scope("cross-attention backward");
-    d_cross = cross_attn.backward(d_crossed);
+    grad_cross = cross_attn.backward(grad_crossed);
   }
-  add_into(d_h1, d_cross.query_input);  // h1 was the cross-attention's queries
-  traced(d_h1, "residual + cross-attention query paths add", "d_h1", "batch, tgt_len, d_model");
-  auto [d_x, d_attended] = norm1.backward(d_h1);
-  MultiHeadAttention::Grads d_self;
+  add_into(grad_h1, grad_cross.query_input);  // h1 was the cross-attention's queries
+  traced(grad_h1, "residual + cross-attention query paths add", "grad_h1",
+         "batch, tgt_len, d_model");
+  auto [grad_x, grad_attended] = norm1.backward(grad_h1);
+  MultiHeadAttention::Grads grad_self;
   {
     trace::Scope scope("masked self-attention backward");
-    d_self = self_attn.backward(d_attended);
+    grad_self = self_attn.backward(grad_attended);
   }
-  add_into(d_x, d_self.query_input);  // x was the queries...
-  add_into(d_x, d_self.memory);       // ...and the keys and values
-  traced(d_x, "residual + query, key, value paths add", "d_x", "batch, tgt_len, d_model");
-  return {std::move(d_x), std::move(d_cross.memory)};
+  add_into(grad_x, grad_self.query_input);  // x was the queries...
+  add_into(grad_x, grad_self.memory);       // ...and the keys and values
+  traced(grad_x, "residual + query, key, value paths add", "grad_x", "batch, tgt_len, d_model");
+  return {std::move(grad_x), std::move(grad_cross.memory)};
 }
 // [decoder layer backward]
 

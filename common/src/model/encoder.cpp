@@ -37,18 +37,18 @@ Tensor3 Encoder::forward(const TokenIds& src, const Mask* src_mask) {
 // [encoder forward]
 
 // [encoder backward]
-void Encoder::backward(const Tensor3& d_memory) {
+void Encoder::backward(const Tensor3& grad_memory) {
   trace::Scope scope("Encoder backward");
-  Tensor3 d_x = d_memory;
+  Tensor3 grad_x = grad_memory;
   for (std::size_t i = layers.size(); i-- > 0;) {
     trace::Scope layer_scope("encoder layer " + std::to_string(i) + " backward");
-    d_x = layers[i].backward(d_x);
+    grad_x = layers[i].backward(grad_x);
   }
-  d_x = traced(dropout_.backward(std::move(d_x)), "backward dropout", "d_x",
-               "batch, src_len, d_model");
+  grad_x = traced(dropout_.backward(std::move(grad_x)), "backward dropout", "grad_x",
+                  "batch, src_len, d_model");
   // Adding the positional table is the identity for the gradient. The embedding table may be
   // shared with the other stack, so it is told which ids this gradient is for.
-  embedding_->backward(src_, positions_.backward(d_x));
+  embedding_->backward(src_, positions_.backward(grad_x));
 }
 // [encoder backward]
 

@@ -34,25 +34,25 @@ Tensor3 EncoderLayer::forward(const Tensor3& x, const Mask* src_mask) {
 // [encoder layer forward]
 
 // [encoder layer backward]
-Tensor3 EncoderLayer::backward(const Tensor3& d_y) {
+Tensor3 EncoderLayer::backward(const Tensor3& grad_y) {
   // Walk the forward in reverse; where a tensor feeds two paths (a residual and a sub-layer),
   // their gradients add.
-  auto [d_h, d_transformed] = norm2.backward(d_y);
+  auto [grad_h, grad_transformed] = norm2.backward(grad_y);
   {
     trace::Scope scope("feed-forward backward");
-    add_into(d_h, ffn.backward(d_transformed));
+    add_into(grad_h, ffn.backward(grad_transformed));
   }
-  traced(d_h, "residual + feed-forward paths add", "d_h", "batch, len, d_model");
-  auto [d_x, d_attended] = norm1.backward(d_h);
-  MultiHeadAttention::Grads d_self;
+  traced(grad_h, "residual + feed-forward paths add", "grad_h", "batch, len, d_model");
+  auto [grad_x, grad_attended] = norm1.backward(grad_h);
+  MultiHeadAttention::Grads grad_self;
   {
     trace::Scope scope("self-attention backward");
-    d_self = self_attn.backward(d_attended);
+    grad_self = self_attn.backward(grad_attended);
   }
-  add_into(d_x, d_self.query_input);  // x was the queries...
-  add_into(d_x, d_self.memory);       // ...and the keys and values
-  traced(d_x, "residual + query, key, value paths add", "d_x", "batch, len, d_model");
-  return std::move(d_x);
+  add_into(grad_x, grad_self.query_input);  // x was the queries...
+  add_into(grad_x, grad_self.memory);       // ...and the keys and values
+  traced(grad_x, "residual + query, key, value paths add", "grad_x", "batch, len, d_model");
+  return std::move(grad_x);
 }
 // [encoder layer backward]
 

@@ -63,12 +63,12 @@ Tensor3 Transformer::forward(const TokenIds& src, const TokenIds& tgt_in) {
 // [transformer forward]
 
 // [transformer backward]
-void Transformer::backward(const Tensor3& d_logits) {
+void Transformer::backward(const Tensor3& grad_logits) {
   trace::Scope scope("Transformer backward");
-  const Tensor3 d_hidden = traced(generator.backward(d_logits), "backward generator (W, b)",
-                                  "d_hidden", "batch, tgt_len, d_model");
-  const Tensor3 d_memory = decoder.backward(d_hidden);
-  encoder.backward(d_memory);
+  const Tensor3 grad_hidden = traced(generator.backward(grad_logits), "backward generator (W, b)",
+                                     "grad_hidden", "batch, tgt_len, d_model");
+  const Tensor3 grad_memory = decoder.backward(grad_hidden);
+  encoder.backward(grad_memory);
 }
 // [transformer backward]
 

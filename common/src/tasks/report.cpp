@@ -9,7 +9,7 @@ namespace tfm {
 namespace {
 
 // The scores table and, in words, where the model stands against each baseline.
-std::string scores_text(const VowelEvaluation& r) {
+std::string scores_text(const VowelScores& r) {
   std::string text = format("  %-60s %10s %8s\n", "", "characters", "vowels");
   const auto line = [&text](const ScoredRule& rule) {
     text += format("  %-60s %10.4f %8.4f\n", rule.name.c_str(), rule.score.character_accuracy(),
@@ -41,7 +41,7 @@ std::string marked_word(const std::string& sentence, std::size_t position) {
 
 }  // namespace
 
-std::string results_text(const VowelEvaluation& r) {
+std::string results_text(const VowelScores& r) {
   std::string text =
       format("Held-out vowel restoration: %zu windows of %zu characters, %zu hidden vowels\n",
              r.windows, r.window_length, r.model.score.vowels);
@@ -72,7 +72,7 @@ std::string results_text(const VowelEvaluation& r) {
   return text;
 }
 
-std::string test_corpus_results_text(const VowelEvaluation& r, const std::string& text_name) {
+std::string test_corpus_results_text(const VowelScores& r, const std::string& text_name) {
   return format(
              "Another text, %s: %zu windows of %zu characters, %zu hidden vowels\n"
              "(the model and the baselines learned from the training text only)\n",
@@ -80,9 +80,9 @@ std::string test_corpus_results_text(const VowelEvaluation& r, const std::string
          scores_text(r);
 }
 
-std::string results_text(const SequenceEvaluation& r) {
+std::string results_text(const SequenceScores& r) {
   std::string text;
-  for (const SequenceEvaluation::Example& e : r.examples)
+  for (const SequenceScores::Example& e : r.examples)
     text += "  " + e.source + "  ->  " + e.output +
             (e.output == e.expected ? "   (correct)" : "   (expected: " + e.expected + ")") + "\n";
   return text + format("held-out sequences decoded exactly: %zu of %zu (%.1f%%)\n", r.exact,

@@ -98,8 +98,8 @@ Tensor3 CrossEntropy::backward() const {
   const profile::Scope timed("cross-entropy backward");
   // -> dlogits: [B, T, V]
   require(has_forward_, "CrossEntropy backward", "called before forward");
-  Tensor3 dlogits = xt::zeros<float>(probs_.shape());
-  if (counted_ == 0) return dlogits;  // nothing counted: the loss is the constant 0
+  Tensor3 grad_logits = xt::zeros<float>(probs_.shape());
+  if (counted_ == 0) return grad_logits;  // nothing counted: the loss is the constant 0
   const std::size_t vocab = probs_.shape(2), rows = probs_.shape(0) * probs_.shape(1);
   // The softmax and the log cancel: d(-Σ q_j log p_j)/dz_j = p_j - q_j. The mean divides by n.
   const float inv_n = 1.0f / static_cast<float>(counted_);
@@ -110,11 +110,11 @@ Tensor3 CrossEntropy::backward() const {
     const std::int32_t t = targets_.data()[i];
     if (t == ignore_id_) continue;  // ignored rows stay 0
     const float* p = probs_.data() + i * vocab;
-    float* d = dlogits.data() + i * vocab;
+    float* d = grad_logits.data() + i * vocab;
     for (std::size_t j = 0; j < vocab; ++j) d[j] = (p[j] - off_target) * inv_n;
     d[t] = (p[t] - on_target) * inv_n;
   }
-  return traced(std::move(dlogits), "backward (p - q) / counted tokens", "d_logits",
+  return traced(std::move(grad_logits), "backward (p - q) / counted tokens", "grad_logits",
                 "batch, len, vocab");
 }
 // [cross entropy backward]

@@ -23,7 +23,7 @@ TrainingOptions TrainingOptions::from_config(const Config& config) {
   return options;
 }
 
-double evaluate_loss(Transformer& model, const std::vector<Batch>& batches) {
+double mean_loss(Transformer& model, const std::vector<Batch>& batches) {
   model.set_training(false);
   CrossEntropy loss_fn(kPadId);
   NoGrad no_grad;  // the held-out loss needs no backward: the forwards keep nothing
@@ -120,7 +120,7 @@ void TrainingLoop::record(float loss, std::size_t tokens) {
 
   if (options_.eval_every > 0 && step_ % options_.eval_every == 0 && !held_out_.empty()) {
     history_.eval_steps.push_back(step_);
-    history_.held_out_loss.push_back(evaluate_loss(model_, held_out_));
+    history_.held_out_loss.push_back(mean_loss(model_, held_out_));
     std::ostringstream line;
     line << "step " << step_ << ": held-out loss " << history_.held_out_loss.back();
     bar_.message(line.str());
@@ -137,7 +137,7 @@ TrainingHistory TrainingLoop::finish() {
   if (!held_out_.empty() && !history_.steps.empty() &&
       (history_.eval_steps.empty() || history_.eval_steps.back() != history_.steps.back())) {
     history_.eval_steps.push_back(history_.steps.back());
-    history_.held_out_loss.push_back(evaluate_loss(model_, held_out_));
+    history_.held_out_loss.push_back(mean_loss(model_, held_out_));
   }
   model_.set_training(false);
   return history_;

@@ -32,8 +32,8 @@ class AddNorm {
     Tensor3 residual;         ///< `[B, L, d]`
     Tensor3 sublayer_output;  ///< `[B, L, d]`
   };
-  /// d_y `[B, L, d]` -> gradients of the residual and of the sub-layer's output.
-  Grads backward(const Tensor3& d_y);
+  /// grad_y `[B, L, d]` -> gradients of the residual and of the sub-layer's output.
+  Grads backward(const Tensor3& grad_y);
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on) { dropout_.set_training(on); }

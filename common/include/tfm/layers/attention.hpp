@@ -35,8 +35,9 @@ class ScaledDotProductAttention {
     Tensor4 key;    ///< dL/dkey `[B, H, Lk, d_k]`
     Tensor4 value;  ///< dL/dvalue `[B, H, Lk, d_v]`
   };
-  /// d_context `[B, H, Lq, d_v]` -> d_query `[B, H, Lq, d_k]`, d_key `[B, H, Lk, d_k]`, d_value `[B, H, Lk, d_v]`.
-  Grads backward(const Tensor4& d_context);
+  /// grad_context `[B, H, Lq, d_v]` -> grad_query `[B, H, Lq, d_k]`, grad_key `[B, H, Lk, d_k]`,
+  /// grad_value `[B, H, Lk, d_v]`.
+  Grads backward(const Tensor4& grad_context);
 
   /// The attention weights of the last forward (with gradients on), `[B, H, Lq, Lk]`; every row
   /// sums to 1.

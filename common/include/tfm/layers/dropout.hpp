@@ -36,11 +36,11 @@ class Dropout {
   Tensor3 forward(Tensor3&& x);
   /// The same on a copy of `x` (the overload above works in x's own memory).
   Tensor3 forward(const Tensor3& x) { return forward(Tensor3(x)); }
-  /// d_y `[B, L, d]` -> d_x `[B, L, d]` = d_y * (the same mask as forward) / (1-p), written over
-  /// d_y (moved in: no copy, no new memory).
-  Tensor3 backward(Tensor3&& d_y);
-  /// The same on a copy of `d_y`.
-  Tensor3 backward(const Tensor3& d_y) { return backward(Tensor3(d_y)); }
+  /// grad_y `[B, L, d]` -> grad_x `[B, L, d]` = grad_y * (the same mask as forward) / (1-p),
+  /// written over grad_y (moved in: no copy, no new memory).
+  Tensor3 backward(Tensor3&& grad_y);
+  /// The same on a copy of `grad_y`.
+  Tensor3 backward(const Tensor3& grad_y) { return backward(Tensor3(grad_y)); }
 
   /// Moves the generator on past the masks of `forwards` training forwards (one draw each), as
   /// a run resumed from a checkpoint must: its masks are then those the saved run would have

@@ -23,12 +23,13 @@ class Embedding {
   /// [0, vocab_size).
   Tensor3 forward(const TokenIds& ids);
 
-  /// d_y `[B, L, d_model]` for the ids of the last forward: weight.grad[ids[b, l]] += d_y[b, l] · √d_model.
+  /// grad_y `[B, L, d_model]` for the ids of the last forward:
+  /// weight.grad[ids[b, l]] += grad_y[b, l] · √d_model.
   /// There is no input gradient (token ids are not differentiable).
-  void backward(const Tensor3& d_y);
+  void backward(const Tensor3& grad_y);
   /// The same for explicitly given ids. A table shared by source and target is used twice per
   /// step; it gets both gradients by one call per input, each with that input's ids.
-  void backward(const TokenIds& ids, const Tensor3& d_y);
+  void backward(const TokenIds& ids, const Tensor3& grad_y);
 
   /// Registers `weight`.
   void collect_parameters(ParameterList& list);

@@ -31,8 +31,9 @@ class FeedForward {
 
   /// x `[B, L, d_model]` -> `[B, L, d_model]`, through a hidden layer `[B, L, d_ff]`.
   Tensor3 forward(const Tensor3& x);
-  /// d_output `[B, L, d_model]` -> d_x `[B, L, d_model]`; accumulates the gradients of both linears.
-  Tensor3 backward(const Tensor3& d_output);
+  /// grad_output `[B, L, d_model]` -> grad_x `[B, L, d_model]`; accumulates the gradients of both
+  /// linears.
+  Tensor3 backward(const Tensor3& grad_output);
 
   /// Training (random dropout masks) or evaluation (dropout is the identity).
   void set_training(bool on) { dropout_.set_training(on); }

@@ -20,8 +20,8 @@ class Linear {
   Tensor3 forward(const Tensor3& x);
   /// The same for an x the caller no longer needs: it is kept without a copy.
   Tensor3 forward(Tensor3&& x);
-  /// d_y `[B, L, out]` -> d_x `[B, L, in]`; accumulates dW = dyᵀ x and db = Σ d_y.
-  Tensor3 backward(const Tensor3& d_y);
+  /// grad_y `[B, L, out]` -> grad_x `[B, L, in]`; accumulates dW = dyᵀ x and db = Σ dy.
+  Tensor3 backward(const Tensor3& grad_y);
 
   /// Registers `weight` and (if present) `bias`.
   void collect_parameters(ParameterList& list);

@@ -58,9 +58,9 @@ class MultiHeadAttention {
     Tensor3 query_input;  ///< `[B, Lq, d_model]`, through W_Q
     Tensor3 memory;       ///< `[B, Lk, d_model]`, through W_K and W_V
   };
-  /// d_output `[B, Lq, d_model]` -> the gradients of both inputs; accumulates the gradients of
+  /// grad_output `[B, Lq, d_model]` -> the gradients of both inputs; accumulates the gradients of
   /// the four projections. For self-attention the caller adds the two (the input was used twice).
-  Grads backward(const Tensor3& d_output);
+  Grads backward(const Tensor3& grad_output);
 
   /// Registers `w_q`, `w_k`, `w_v`, `w_o` (each `.weight` and, with bias, `.bias`).
   void collect_parameters(ParameterList& list);

@@ -32,9 +32,10 @@ class PositionalEncoding {
   /// encoding of its true position (reference 002 gave every new token position 0).
   /// Throws ShapeError if x's last axis is not d_model or offset + L exceeds max_len.
   void add_to(Tensor3& x, std::size_t offset = 0) const;
-  /// The backward of add_to: d(x + pe)/d_x is the identity and the table is not trained, so the
-  /// gradient passes through unchanged and nothing is learned. Returns `d_x` itself; it exists so that the trace shows the step.
-  const Tensor3& backward(const Tensor3& d_x) const;
+  /// The backward of add_to: d(x + pe)/dx is the identity and the table is not trained, so the
+  /// gradient passes through unchanged and nothing is learned. Returns `grad_x` itself; it exists
+  /// so that the trace shows the step.
+  const Tensor3& backward(const Tensor3& grad_x) const;
 
   /// The whole table, `[max_len, d_model]`.
   const Tensor2& table() const { return table_; }

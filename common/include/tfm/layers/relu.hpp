@@ -14,11 +14,11 @@ class ReLU {
   Tensor3 forward(Tensor3&& x);
   /// The same on a copy of `x`.
   Tensor3 forward(const Tensor3& x) { return forward(Tensor3(x)); }
-  /// d_y `[B, L, d]` -> d_x `[B, L, d]`: the gradient passes where the input was positive.
-  /// Written over d_y (moved in: no copy, no new memory).
-  Tensor3 backward(Tensor3&& d_y);
-  /// The same on a copy of `d_y`.
-  Tensor3 backward(const Tensor3& d_y) { return backward(Tensor3(d_y)); }
+  /// grad_y `[B, L, d]` -> grad_x `[B, L, d]`: the gradient passes where the input was positive.
+  /// Written over grad_y (moved in: no copy, no new memory).
+  Tensor3 backward(Tensor3&& grad_y);
+  /// The same on a copy of `grad_y`.
+  Tensor3 backward(const Tensor3& grad_y) { return backward(Tensor3(grad_y)); }
 
  private:
   ByteTensor3 positive_;  // 1 where forward's input was > 0: the entries the gradient passes

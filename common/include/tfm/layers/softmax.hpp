@@ -17,10 +17,10 @@ namespace tfm {
 /// `x` and `y` may be the same buffer (in-place).
 void softmax_rows(const float* x, float* y, std::size_t rows, std::size_t cols);
 
-/// Backward of softmax_rows, given its output `y` and the upstream gradient `d_y`
-/// (both `[rows, cols]`): per row, `d_x = y * (d_y - sum_j(dy_j * y_j))`.
-/// `d_x` may alias `d_y`.
-void softmax_rows_backward(const float* y, const float* d_y, float* d_x, std::size_t rows,
+/// Backward of softmax_rows, given its output `y` and the upstream gradient `grad_y`
+/// (both `[rows, cols]`): per row, `grad_x = y * (grad_y - sum_j(dy_j * y_j))`.
+/// `grad_x` may alias `grad_y`.
+void softmax_rows_backward(const float* y, const float* grad_y, float* grad_x, std::size_t rows,
                            std::size_t cols);
 
 /// Softmax over the last axis of `x` `[B, H, Lq, Lk]` (every row of attention scores), computed
@@ -30,13 +30,14 @@ inline Tensor4 softmax_rows(Tensor4 x) {
   return x;
 }
 
-/// Backward of the Tensor4 softmax_rows: `y` its output, `d_y` the upstream gradient (both
-/// `[B, H, Lq, Lk]`) -> d_x, computed in place in the `d_y` passed in.
-inline Tensor4 softmax_rows_backward(const Tensor4& y, Tensor4 d_y) {
-  require(y.shape() == d_y.shape(), "softmax_rows_backward",
-          "y " + shape_string(y.shape()) + " and dy " + shape_string(d_y.shape()) + " differ");
-  softmax_rows_backward(y.data(), d_y.data(), d_y.data(), y.size() / y.shape(3), y.shape(3));
-  return d_y;
+/// Backward of the Tensor4 softmax_rows: `y` its output, `grad_y` the upstream gradient (both
+/// `[B, H, Lq, Lk]`) -> grad_x, computed in place in the `grad_y` passed in.
+inline Tensor4 softmax_rows_backward(const Tensor4& y, Tensor4 grad_y) {
+  require(
+      y.shape() == grad_y.shape(), "softmax_rows_backward",
+      "y " + shape_string(y.shape()) + " and grad_y " + shape_string(grad_y.shape()) + " differ");
+  softmax_rows_backward(y.data(), grad_y.data(), grad_y.data(), y.size() / y.shape(3), y.shape(3));
+  return grad_y;
 }
 
 }  // namespace tfm

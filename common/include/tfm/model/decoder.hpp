@@ -29,9 +29,9 @@ class Decoder {
   /// positions t .. t + T - 1, and self_mask `[B, T, t + T]` covers every position fed so far.
   Tensor3 forward(const TokenIds& tgt_in, const Tensor3& memory, const Mask* self_mask,
                   const Mask* cross_mask, std::vector<DecoderLayerCache>* cache = nullptr);
-  /// d_hidden `[B, T, d]` -> d_memory `[B, S, d]` (summed over the layers); accumulates the
+  /// grad_hidden `[B, T, d]` -> grad_memory `[B, S, d]` (summed over the layers); accumulates the
   /// gradients of every layer and of the embedding table.
-  Tensor3 backward(const Tensor3& d_hidden);
+  Tensor3 backward(const Tensor3& grad_hidden);
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);

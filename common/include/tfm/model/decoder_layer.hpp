@@ -43,8 +43,8 @@ class DecoderLayer {
     Tensor3 x;       ///< `[B, T, d]`
     Tensor3 memory;  ///< `[B, S, d]`: the decoder's contribution to the encoder's gradient
   };
-  /// d_y `[B, T, d]` -> gradients of x and of memory; accumulates every parameter's gradient.
-  Grads backward(const Tensor3& d_y);
+  /// grad_y `[B, T, d]` -> gradients of x and of memory; accumulates every parameter's gradient.
+  Grads backward(const Tensor3& grad_y);
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);

@@ -21,8 +21,8 @@ class Encoder {
 
   /// src `[B, S]` token ids, src_mask `[B, S, S]` -> memory `[B, S, d_model]`.
   Tensor3 forward(const TokenIds& src, const Mask* src_mask);
-  /// d_memory `[B, S, d_model]` -> gradients of every layer and of the embedding table.
-  void backward(const Tensor3& d_memory);
+  /// grad_memory `[B, S, d_model]` -> gradients of every layer and of the embedding table.
+  void backward(const Tensor3& grad_memory);
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);

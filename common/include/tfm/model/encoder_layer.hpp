@@ -22,8 +22,8 @@ class EncoderLayer {
 
   /// x `[B, S, d_model]`, src_mask `[B, S, S]` (padding of the source) -> `[B, S, d_model]`.
   Tensor3 forward(const Tensor3& x, const Mask* src_mask);
-  /// d_y `[B, S, d_model]` -> d_x `[B, S, d_model]`; accumulates every parameter's gradient.
-  Tensor3 backward(const Tensor3& d_y);
+  /// grad_y `[B, S, d_model]` -> grad_x `[B, S, d_model]`; accumulates every parameter's gradient.
+  Tensor3 backward(const Tensor3& grad_y);
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);

@@ -45,8 +45,8 @@ class Transformer {
 
   /// src `[B, S]`, tgt_in `[B, T]` -> logits `[B, T, tgt_vocab]`.
   Tensor3 forward(const TokenIds& src, const TokenIds& tgt_in);
-  /// d_logits `[B, T, tgt_vocab]` -> accumulates the gradient of every parameter.
-  void backward(const Tensor3& d_logits);
+  /// grad_logits `[B, T, tgt_vocab]` -> accumulates the gradient of every parameter.
+  void backward(const Tensor3& grad_logits);
 
   /// Dropout on in training, off in evaluation.
   void set_training(bool on);

@@ -68,7 +68,7 @@ struct TrainingHistory {
 
 /// Mean cross-entropy (no label smoothing, pad ignored) of `model` in evaluation mode over
 /// `batches`, weighted by their counted tokens. Leaves the model in evaluation mode.
-double evaluate_loss(Transformer& model, const std::vector<Batch>& batches);
+double mean_loss(Transformer& model, const std::vector<Batch>& batches);
 
 /// One training step on `batch`: forward, cross-entropy (`loss`, with its label smoothing),
 /// backward through every layer, gradients clipped to `options.clip_norm`, and an Adam step at

@@ -1,4 +1,4 @@
-#include "tfm/tasks/evaluation.hpp"
+#include "tfm/tasks/scoring.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -28,8 +28,8 @@ const ReferenceExample kReferenceExamples[] = {
 
 }  // namespace
 
-SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std::size_t beam) {
-  SequenceEvaluation result;
+SequenceScores score_sequences(Transformer& model, const Task& task, std::size_t beam) {
+  SequenceScores result;
   for (const Batch& batch : task.held_out()) {
     const TokenIds out = task.generate(model, batch.src, beam);
     for (std::size_t b = 0; b < batch.size(); ++b, ++result.total) {
@@ -61,12 +61,11 @@ std::vector<VowelBaseline> fitted_baselines(const std::string& train_text) {
 
 // The windows `chosen` of part `split` of `data` (the task's text, or another one), restored
 // by the model (both decodings) and by every rule, 64 windows at a time.
-VowelEvaluation score_windows(Transformer& model, const VowelTask& task,
-                              const VowelRestoration& data, Split split,
-                              const std::vector<std::size_t>& chosen, std::size_t beam) {
+VowelScores score_windows(Transformer& model, const VowelTask& task, const VowelRestoration& data,
+                          Split split, const std::vector<std::size_t>& chosen, std::size_t beam) {
   const std::string train_text = training_text(task);
   const std::vector<VowelBaseline> rules = fitted_baselines(train_text);
-  VowelEvaluation result;
+  VowelScores result;
   result.window_length = data.options().window;
   result.model.name = "this model, letters of the input kept (default)";
   result.model_free.name = "this model, free decoding";
@@ -132,10 +131,10 @@ std::vector<VowelChoice> vowel_choices(Transformer& model, const VowelTask& task
   return choices;
 }
 
-VowelEvaluation evaluate_vowels(Transformer& model, const VowelTask& task, std::size_t windows,
-                                std::size_t beam) {
+VowelScores score_vowels(Transformer& model, const VowelTask& task, std::size_t windows,
+                         std::size_t beam) {
   const VowelRestoration& data = task.data();
-  VowelEvaluation result =
+  VowelScores result =
       score_windows(model, task, data, Split::kHeldOut, held_out_windows(data, windows), beam);
   for (const ReferenceExample& e : kReferenceExamples) {
     const std::vector<VowelChoice> choices = vowel_choices(model, task, e.input, e.expected);
@@ -148,11 +147,10 @@ VowelEvaluation evaluate_vowels(Transformer& model, const VowelTask& task, std::
   return result;
 }
 
-VowelEvaluation evaluate_vowels_on(Transformer& model, const VowelTask& task,
-                                   const VowelRestoration& text, std::size_t windows,
-                                   std::size_t beam) {
+VowelScores score_vowels_on(Transformer& model, const VowelTask& task, const VowelRestoration& text,
+                            std::size_t windows, std::size_t beam) {
   if (text.options().window != task.data().options().window)
-    throw std::invalid_argument("evaluate_vowels_on: the text is cut into windows of " +
+    throw std::invalid_argument("score_vowels_on: the text is cut into windows of " +
                                 std::to_string(text.options().window) +
                                 " characters, the task into " +
                                 std::to_string(task.data().options().window));

@@ -1,4 +1,4 @@
-/// \file evaluation.hpp
+/// \file scoring.hpp
 /// \brief The pronunciation project's test: every test word decoded greedily and with beam
 /// search, scored (word and phoneme error rates) and timed, beside Festival's letter-to-sound
 /// rules on the same words.
@@ -24,7 +24,7 @@ struct PronunciationDecoding {
 
 /// The pronounce task tested: the model decoded greedily and with beam search, and Festival's
 /// letter-to-sound rules, on the same test words.
-struct PronunciationEvaluation {
+struct PronunciationScores {
   std::string data;                              ///< PronunciationData::summary()
   std::size_t words = 0;                         ///< test words decoded
   std::size_t test_words = 0;                    ///< test words in the split
@@ -44,9 +44,8 @@ struct PronunciationEvaluation {
 /// Tests the pronounce task on the first `words` test words (all of them if 0 or more): greedy
 /// decoding, then beam search with each of `beams`; and Festival's rules `festival` (read from the
 /// file `rules_file`) on the same words.
-PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model,
-                                                const PronunciationTask& task, std::size_t words,
-                                                const std::vector<std::size_t>& beams,
-                                                const LetterToSound& festival,
-                                                const std::string& rules_file);
+PronunciationScores score_pronunciations(tfm::Transformer& model, const PronunciationTask& task,
+                                         std::size_t words, const std::vector<std::size_t>& beams,
+                                         const LetterToSound& festival,
+                                         const std::string& rules_file);
 }  // namespace pronounce

@@ -1,4 +1,4 @@
-#include "pronounce/evaluation.hpp"
+#include "pronounce/scoring.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -6,14 +6,13 @@
 
 namespace pronounce {
 
-PronunciationEvaluation evaluate_pronunciations(tfm::Transformer& model,
-                                                const PronunciationTask& task, std::size_t words,
-                                                const std::vector<std::size_t>& beams,
-                                                const LetterToSound& festival,
-                                                const std::string& rules_file) {
+PronunciationScores score_pronunciations(tfm::Transformer& model, const PronunciationTask& task,
+                                         std::size_t words, const std::vector<std::size_t>& beams,
+                                         const LetterToSound& festival,
+                                         const std::string& rules_file) {
   const PronunciationData& data = task.data();
   const std::vector<DictionaryWord>& test = data.words(WordSplit::kTest);
-  PronunciationEvaluation result;
+  PronunciationScores result;
   result.test_words = test.size();
   result.data = data.summary();
   result.words = words == 0 ? test.size() : std::min(words, test.size());

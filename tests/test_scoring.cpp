@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "temp_dir.hpp"
-#include "tfm/tasks/evaluation.hpp"
 #include "tfm/tasks/report.hpp"
+#include "tfm/tasks/scoring.hpp"
 
 using namespace tfm;
 using Catch::Contains;
@@ -27,8 +27,8 @@ RestorationScore vowels_right(std::size_t correct) {
 
 // The results of `windows` windows of 40 characters: the model (both decodings) with `model`
 // vowels right and `free` for its free decoding.
-VowelEvaluation evaluation(std::size_t windows, std::size_t model, std::size_t free) {
-  VowelEvaluation r;
+VowelScores scores(std::size_t windows, std::size_t model, std::size_t free) {
+  VowelScores r;
   r.windows = windows;
   r.window_length = 40;
   r.model = {"this model, letters of the input kept (default)", vowels_right(model)};
@@ -38,9 +38,9 @@ VowelEvaluation evaluation(std::size_t windows, std::size_t model, std::size_t f
 
 }  // namespace
 
-TEST_CASE("evaluation: the results text lists the baselines the model beats and those it does not",
-          "[evaluation]") {
-  VowelEvaluation r = evaluation(10, 75, 70);
+TEST_CASE("scoring: the results text lists the baselines the model beats and those it does not",
+          "[scoring]") {
+  VowelScores r = scores(10, 75, 70);
   r.baselines = {{"baseline: most frequent vowel ('e')", vowels_right(32)},
                  {"baseline: most frequent vowel given 2 letters on each side", vowels_right(78)},
                  {"baseline: a tie", vowels_right(75)}};
@@ -64,10 +64,9 @@ TEST_CASE("evaluation: the results text lists the baselines the model beats and 
              Contains("  *t                                [i]t             i 0.38, a 0.62\n"));
 }
 
-TEST_CASE(
-    "evaluation: at each vowel greedy decoding chose, that vowel leads; at another, it trails",
-    "[evaluation]") {
-  testing::TempDir tmp("evaluation", "corpus");
+TEST_CASE("scoring: at each vowel greedy decoding chose, that vowel leads; at another, it trails",
+          "[scoring]") {
+  testing::TempDir tmp("scoring", "corpus");
   std::string text;
   for (int i = 0; i < 12; ++i) text += "The old man walked down to the harbour every morning.\n";
   std::ofstream(tmp.file("corpus.txt")) << text;
@@ -105,9 +104,9 @@ TEST_CASE(
                     Contains("with its vowels hidden is not"));
 }
 
-TEST_CASE("evaluation: the results on another text name it and say where the model stands",
-          "[evaluation]") {
-  VowelEvaluation r = evaluation(7, 90, 80);
+TEST_CASE("scoring: the results on another text name it and say where the model stands",
+          "[scoring]") {
+  VowelScores r = scores(7, 90, 80);
   r.baselines = {{"baseline: most frequent vowel given 3 letters on each side", vowels_right(81)}};
   const std::string text = test_corpus_results_text(r, "Mark.Twain-Tom.Sawyer.txt");
   CHECK_THAT(text, Contains("Another text, Mark.Twain-Tom.Sawyer.txt: 7 windows of 40 characters, "
@@ -120,9 +119,9 @@ TEST_CASE("evaluation: the results on another text name it and say where the mod
   CHECK(text.find("002") == std::string::npos);  // no reference sentences here
 }
 
-TEST_CASE("evaluation: copy and translate report the exact sequences and a few examples",
-          "[evaluation]") {
-  SequenceEvaluation r;
+TEST_CASE("scoring: copy and translate report the exact sequences and a few examples",
+          "[scoring]") {
+  SequenceScores r;
   r.exact = 1;
   r.total = 2;
   r.examples = {{"ich mochte ein bier", "i want a beer .", "i want a beer ."},

@@ -1,4 +1,4 @@
-/// \file evaluation.hpp
+/// \file scoring.hpp
 /// \brief Task (chapter 11): testing a trained model by generating from held-out data — exact sequences
 /// for copy and translate; vowel restoration against the n-gram baselines and reference 002's
 /// three test sentences.
@@ -16,7 +16,7 @@
 namespace tfm {
 
 /// Copy or translate: how many held-out sequences came out exactly right.
-struct SequenceEvaluation {
+struct SequenceScores {
   std::size_t exact = 0;  ///< sequences decoded exactly
   std::size_t total = 0;  ///< sequences decoded
   /// The first few: source, what the model wrote, what it should have written.
@@ -30,7 +30,7 @@ struct SequenceEvaluation {
 
 /// Decodes every held-out batch of `task` (greedy for `beam` = 1, else beam search) and compares
 /// each output with its target.
-SequenceEvaluation evaluate_sequences(Transformer& model, const Task& task, std::size_t beam);
+SequenceScores score_sequences(Transformer& model, const Task& task, std::size_t beam);
 
 /// The model's choice at one hidden vowel of a sentence whose vowels are known.
 struct VowelChoice {
@@ -69,7 +69,7 @@ struct ScoredRule {
 };
 
 /// Vowel restoration on held-out windows: the model, the baselines, and 002's sentences.
-struct VowelEvaluation {
+struct VowelScores {
   std::size_t windows = 0;        ///< held-out windows tested
   std::size_t window_length = 0;  ///< characters per window
   ScoredRule model;               ///< the model, keeping the letters of the input
@@ -81,15 +81,14 @@ struct VowelEvaluation {
 
 /// Tests the vowels task on up to `windows` held-out windows (tfm::held_out_windows), with
 /// greedy decoding (`beam` = 1) or beam search, and scores the baselines on the same windows.
-VowelEvaluation evaluate_vowels(Transformer& model, const VowelTask& task, std::size_t windows,
-                                std::size_t beam);
+VowelScores score_vowels(Transformer& model, const VowelTask& task, std::size_t windows,
+                         std::size_t beam);
 
 /// Generalisation: the model and the same baselines (fitted on the task's training text, not on
 /// `text`) scored on up to `windows` windows of another text, which do not overlap and lie
 /// evenly spread over the whole of `text` (tfm::spread_windows of its training part: build it with
 /// `held_out_fraction` 0 and the task's window). `sentences` stays empty.
-VowelEvaluation evaluate_vowels_on(Transformer& model, const VowelTask& task,
-                                   const VowelRestoration& text, std::size_t windows,
-                                   std::size_t beam);
+VowelScores score_vowels_on(Transformer& model, const VowelTask& task, const VowelRestoration& text,
+                            std::size_t windows, std::size_t beam);
 
 }  // namespace tfm
