@@ -6,7 +6,9 @@ Run it by hand, from anywhere, after ./tutorial build:
     exercises/break_it/check.py          every patch of exercises/break_it/
     exercises/break_it/check.py NAME...  only these (e.g. 05_softmax_row_sum)
 
-It is not a ctest test: it rebuilds the library once for each patch, too slow for CI.
+It is not a ctest test: it rebuilds the library once for each patch and changes common/ while it
+runs, so nothing may run beside it. .ci/run runs it after the tests, so that a patch that no
+longer applies (a file moved, a line changed) is caught.
 
 First it runs the page's commands on the untouched tree: the tests must pass, and what the page
 says a broken run prints must not be printed. Then, for each patch: `git apply` it, run the same
