@@ -216,7 +216,7 @@ def main():
         with open(seconds_file, "w") as f:
             f.write("%.1f\n" % trained_seconds)
         # Run 1's outputs, kept: run 2 writes files of the same names.
-        for name in ("results_translate.txt", "translations_test.tsv"):
+        for name in ("results_translate.txt", "translations_test.tsv", "translations_Ruth.tsv"):
             shutil.copyfile(os.path.join(work, name), os.path.join(work, "run1_" + name))
     results = open(os.path.join(work, "run1_results_translate.txt"), encoding="utf-8").read()
     check = nltk_check(os.path.join(work, "run1_translations_test.tsv"), results)
